@@ -1,0 +1,92 @@
+"""Rules engine throughput: full deals at a ten-seat table with many predictions.
+
+Prints per-deal times (median, p99) and deals per second, from events already
+decoded and from JSON lines, and shows that a pair costs the same whatever
+stands on the ranks it does not touch.
+"""
+
+from __future__ import annotations
+
+import gc
+import json
+import random
+import statistics
+import time
+
+from faro_pi.cards import parse_card
+from faro_pi.demo import play
+from faro_pi.events import Bet, CardDrawn, Session, event_to_json
+from faro_pi.replay import replay_lines
+from faro_pi.rules import Table
+from tests.benchmarks.figures import report
+
+SEATS = tuple(f"P{i}" for i in range(10))
+DEALS = 2000
+
+
+def deals(count: int, holdings: int) -> list[list]:
+    """``count`` independent one-pack games, each a list of events."""
+    rng = random.Random(2026)
+    return [list(play(rng, SEATS, packs=1, holdings=holdings)) for _ in range(count)]
+
+
+def per_deal(games: list[list]) -> list[float]:
+    times = []
+    clock = time.perf_counter
+    for events in games:
+        start = clock()
+        table = Table()
+        apply = table.apply
+        for event in events:
+            apply(event)
+        times.append(clock() - start)
+    return times
+
+
+def main() -> None:
+    for holdings in (2, 4):
+        games = deals(DEALS, holdings)
+        events = statistics.mean(len(g) for g in games)
+        bets = statistics.mean(sum(type(e) is Bet for e in g) for g in games)
+        print(
+            f"\n{DEALS} deals, 10 seats, {holdings} predictions held by each of 9 players "
+            f"({events:.0f} events, {bets:.0f} bets a deal)"
+        )
+        per_deal(games[:200])  # warm-up
+        times = per_deal(games)
+        report("deal from decoded events", times)
+        print(f"{'':<48} {len(times) / sum(times):9.0f} deals/s on one core")
+        lines = [[json.dumps(event_to_json(e)) for e in g] for g in games]
+        jtimes = []
+        for g in lines:
+            start = time.perf_counter()
+            replay_lines(g)
+            jtimes.append(time.perf_counter() - start)
+        report("deal from JSON lines (faro-pi replay)", jtimes)
+        print(f"{'':<48} {len(jtimes) / sum(jtimes):9.0f} deals/s on one core")
+
+    print("\ncost of one pair against predictions standing on other ranks")
+    for standing in (0, 100, 1000, 10000):
+        samples = []
+        for _ in range(200):
+            table = Table()
+            table.apply(Session(SEATS, SEATS[-1]))
+            table.apply(CardDrawn(_card("5H")))
+            for i in range(standing):
+                table.apply(Bet(SEATS[i % 9], 13, 2))
+            gc.collect()
+            gc.disable()  # the collector's sweeps of a big layout are not settlement work
+            start = time.perf_counter()
+            table.apply(CardDrawn(_card("9C")))
+            table.apply(CardDrawn(_card("2D")))
+            samples.append(time.perf_counter() - start)
+            gc.enable()
+        report(f"pair with {standing:5} predictions on the king", samples)
+
+
+def _card(code: str):
+    return parse_card(code)
+
+
+if __name__ == "__main__":
+    main()

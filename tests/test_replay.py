@@ -1,0 +1,143 @@
+"""`faro-pi replay`: files of events in, one JSON summary a file out."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from faro_pi.cli import main
+from faro_pi.events import event_from_json
+from faro_pi.exc import Refused
+
+WORKED_EXAMPLE = """\
+{"type":"session","seats":["Ann","Bob","Cy"],"banker":"Cy"}
+{"type":"card","card":"5H"}
+{"type":"bet","player":"Ann","rank":"9","weight":2,"copper":false}
+{"type":"bet","player":"Bob","rank":"K","weight":2,"copper":true}
+{"type":"lock"}
+{"type":"card","card":"kd"}
+
+{"type":"card","card":"9C"}
+"""
+
+
+def run(tmp_path, capsys, *texts):
+    paths = []
+    for i, text in enumerate(texts):
+        path = tmp_path / f"game{i}.jsonl"
+        path.write_text(text)
+        paths.append(str(path))
+    status = main(["replay", *paths])
+    out, err = capsys.readouterr()
+    return status, [json.loads(line) for line in out.splitlines()], err
+
+
+def test_worked_example_replays_to_plus_two_plus_two_minus_four(tmp_path, capsys):
+    status, [summary], err = run(tmp_path, capsys, WORKED_EXAMPLE)
+    assert status == 0
+    assert summary["balances"] == {"Ann": 2, "Bob": 2, "Cy": -4}
+    assert summary["rejected"] == []
+    assert summary["leaders"] == ["Ann", "Bob"]
+    assert err == ""
+
+
+def test_refused_lines_are_listed_by_line_number_with_messages_on_stderr(tmp_path, capsys):
+    text = "\n".join(
+        [
+            '{"type":"session","seats":["Ann","Cy"],"banker":"Cy"}',
+            "not json at all",
+            '{"type":"card","card":"ZZ"}',
+            '{"type":"card","card":"5H"}',
+            '{"type":"card","card":"5h"}',
+            '{"type":"teleport"}',
+            "",
+            '{"type":"bet","player":"Ann","rank":"9","weight":3}',
+            '{"type":"bet","player":"Ann","rank":"9","weight":2.0}',
+            '{"type":"bet","player":"Ann","rank":"9","weight":true}',
+            '["a list"]',
+            '{"type":"bet","player":"Ann","rank":"9","weight":2}',
+        ]
+    )
+    status, [summary], err = run(tmp_path, capsys, text)
+    assert status == 0
+    assert summary["rejected"] == [2, 3, 5, 6, 8, 9, 10, 11]
+    assert summary["balances"] == {"Ann": 0, "Cy": 0}
+    lines = err.splitlines()
+    assert len(lines) == 8
+    assert "game0.jsonl:5: refused: 5H was already exposed" in lines[2]
+    assert "unknown event type 'teleport'" in lines[3]
+    assert "positive even" in lines[4]
+
+
+def test_each_file_is_replayed_on_its_own_table(tmp_path, capsys):
+    _, summaries, _ = run(tmp_path, capsys, WORKED_EXAMPLE, "", WORKED_EXAMPLE)
+    assert [s["balances"] for s in summaries] == [
+        {"Ann": 2, "Bob": 2, "Cy": -4},
+        {},
+        {"Ann": 2, "Bob": 2, "Cy": -4},
+    ]
+    assert summaries[1]["leaders"] == []
+
+
+def test_a_card_after_the_52nd_is_refused(tmp_path, capsys):
+    from faro_pi.cards import DECK
+
+    lines = [json.dumps({"type": "card", "card": c.code}) for c in DECK]
+    lines.append('{"type":"card","card":"KD"}')
+    lines.append('{"type":"shuffle"}')
+    lines.append('{"type":"card","card":"KD"}')
+    _, [summary], err = run(tmp_path, capsys, "\n".join(lines))
+    assert summary["rejected"] == [53]
+    assert "shuffle for a new pack" in err
+    assert summary["pack"] == 2
+
+
+def test_an_unreadable_file_is_reported_and_the_others_still_replay(tmp_path, capsys):
+    good = tmp_path / "good.jsonl"
+    good.write_text(WORKED_EXAMPLE)
+    status = main(["replay", str(tmp_path / "missing.jsonl"), str(good)])
+    out, err = capsys.readouterr()
+    assert status == 1
+    assert "cannot read" in err and "missing.jsonl" in err
+    assert json.loads(out)["balances"]["Cy"] == -4
+
+
+def test_the_installed_command_runs(tmp_path):
+    path = tmp_path / "g.jsonl"
+    path.write_text(WORKED_EXAMPLE)
+    done = subprocess.run(
+        [sys.executable, "-m", "faro_pi.cli", "replay", str(path)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert json.loads(done.stdout)["balances"] == {"Ann": 2, "Bob": 2, "Cy": -4}
+
+
+@pytest.mark.parametrize(
+    "obj",
+    [
+        {"type": "bet", "player": "", "rank": "9", "weight": 2},
+        {"type": "bet", "player": "Ann", "rank": "11", "weight": 2},
+        {"type": "bet", "player": "Ann", "rank": "9", "weight": 2, "copper": "yes"},
+        {"type": "call", "player": "Ann", "weight": 2, "order": ["7", "J"]},
+        {"type": "call", "player": "Ann", "weight": 2},
+        {"type": "call", "player": "Ann", "weight": 2, "order": ["7", "J", "3"], "colours": []},
+        {"type": "call", "player": "Ann", "weight": 2, "colours": ["red", "green", "red"]},
+        {"type": "session", "seats": "Ann,Bob", "banker": "Ann"},
+        {"type": "card", "card": 10},
+        {"type": "card", "card": "1H"},
+        {"type": "alarm", "kind": "fire"},
+        {"card": "KD"},
+    ],
+)
+def test_malformed_events_are_refused_with_a_message(obj):
+    with pytest.raises(Refused) as caught:
+        event_from_json(obj)
+    assert str(caught.value)
+
+
+def test_ten_is_accepted_as_t_and_extra_fields_are_ignored():
+    event = event_from_json({"type": "card", "card": "th", "seq": 17, "at": "x"})
+    assert event.card.code == "10H"
