@@ -1,0 +1,481 @@
+"""The daemon's configuration: one TOML file, checked once at start.
+
+``faro-pi run --config FILE`` calls :func:`load_config`, which reads the file
+and the one environment variable that matters (``GPIOZERO_PIN_FACTORY``) and
+returns an immutable :class:`Config`; nothing reads either again, so a running
+table can't change behaviour under the dealer's hands.
+
+Every key is declared once in :data:`SCHEMA` (type, default, what is allowed,
+what it is for). Validation and the Markdown reference in the README
+(:func:`reference_markdown`) are both produced from it, so they cannot disagree.
+Any problem is a :class:`~faro_pi.exc.ConfigError` whose message is one line
+naming the file and the key.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import tomllib
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from faro_pi.exc import ConfigError
+
+PIN_FACTORY_VARIABLE = "GPIOZERO_PIN_FACTORY"
+BCM_PINS = (0, 27)
+
+
+class _Required:
+    """Default of a key that has none: the file must give it."""
+
+    def __repr__(self) -> str:
+        return "REQUIRED"
+
+
+REQUIRED = _Required()
+
+
+@dataclass(frozen=True, slots=True)
+class Key:
+    """One key of the file: its TOML type, default, allowed values and purpose.
+
+    ``default`` is :data:`REQUIRED` when the file must give the key, or None
+    when leaving it out means "unset". ``choices`` lists every allowed value;
+    ``low``/``high`` bound it inclusively and ``above`` exclusively. ``pin``
+    marks a BCM GPIO number (which also counts towards pin clashes);
+    ``may_disable`` lets ``false`` stand for "not wired" (the value is None);
+    ``hex`` shows the value in hexadecimal, as datasheets do.
+    """
+
+    kind: type
+    default: object
+    meaning: str
+    choices: tuple = ()
+    low: float | None = None
+    high: float | None = None
+    above: float | None = None
+    pin: bool = False
+    may_disable: bool = False
+    hex: bool = False
+
+
+def _pin(default: int, meaning: str, may_disable: bool = False) -> Key:
+    return Key(
+        int, default, meaning, low=BCM_PINS[0], high=BCM_PINS[1], pin=True, may_disable=may_disable
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class ReaderConfig:
+    """The card reader in the shoe."""
+
+    port: str
+    protocol: str
+    baud: int
+    heartbeat_timeout: float
+
+
+@dataclass(frozen=True, slots=True)
+class JournalConfig:
+    """Where every table event is kept."""
+
+    path: Path
+
+
+@dataclass(frozen=True, slots=True)
+class GpioConfig:
+    """How gpiozero reaches the pins."""
+
+    pin_factory: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class ButtonsConfig:
+    """The dealer's push buttons (BCM pin numbers)."""
+
+    signal: int
+    undo: int
+    new_pack: int
+    bounce: float
+    undo_hold: float
+
+
+@dataclass(frozen=True, slots=True)
+class LedsConfig:
+    """The case keeper's LEDs behind 74HC595 shift registers (BCM pin numbers)."""
+
+    driver: str
+    data: int
+    clock: int
+    latch: int
+    enable: int | None
+    brightness: float
+
+
+@dataclass(frozen=True, slots=True)
+class DisplayConfig:
+    """The small status display on I²C."""
+
+    driver: str
+    i2c_port: int
+    i2c_address: int
+    rotate: int
+
+
+@dataclass(frozen=True, slots=True)
+class ConsoleConfig:
+    """The lookout's console, served over HTTP."""
+
+    enabled: bool
+    host: str
+    port: int
+    token: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class LogConfig:
+    """How much the daemon says."""
+
+    verbose: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Section:
+    """A ``[table]`` of the file: the dataclass it becomes and its keys in order."""
+
+    cls: type
+    keys: dict[str, Key]
+
+
+# One row per key: type, default, meaning, then what is allowed. Kept as a table
+# by hand because it is read as one.
+# fmt: off
+SCHEMA: dict[str, Section] = {
+    "reader": Section(ReaderConfig, {
+        "port": Key(str, REQUIRED,
+                    "Serial port of the card reader in the shoe, e.g. `/dev/faro-reader`."),
+        "protocol": Key(str, "fsp1", "Line protocol the reader's firmware speaks.",
+                        choices=("fsp1", "plain")),
+        "baud": Key(int, 115200, "Serial speed in bits per second; must match the firmware.",
+                    choices=(9600, 19200, 38400, 57600, 115200, 230400, 460800)),
+        "heartbeat_timeout": Key(float, 3.5,
+                                 "Seconds of silence before the reader is reported lost.",
+                                 above=0),
+    }),
+    "journal": Section(JournalConfig, {
+        "path": Key(Path, "/var/lib/faro-pi/journal.sqlite3",
+                    "SQLite file of every table event; relative to the config file's folder."),
+    }),
+    "gpio": Section(GpioConfig, {
+        "pin_factory": Key(str, None,
+                           "gpiozero pin library; unset lets gpiozero choose. "
+                           f"`{PIN_FACTORY_VARIABLE}`, if set, overrides it.",
+                           choices=("lgpio", "rpigpio", "mock")),
+    }),
+    "buttons": Section(ButtonsConfig, {
+        "signal": _pin(17, "BCM pin of the banker's signal button (closes entries)."),
+        "undo": _pin(27, "BCM pin of the undo button."),
+        "new_pack": _pin(22, "BCM pin of the new-pack button."),
+        "bounce": Key(float, 0.03, "Seconds of button debounce; 0 turns it off.",
+                      low=0, high=1),
+        "undo_hold": Key(float, 1.5,
+                         "Seconds undo must be held to void the last card, so a brush can't.",
+                         above=0),
+    }),
+    "leds": Section(LedsConfig, {
+        "driver": Key(str, "74hc595",
+                      "What drives the case keeper's LEDs; `none` if not fitted (frees its pins).",
+                      choices=("74hc595", "none")),
+        "data": _pin(10, "BCM pin to the shift registers' serial data (SER)."),
+        "clock": _pin(11, "BCM pin to the shift registers' shift clock (SRCLK)."),
+        "latch": _pin(8, "BCM pin to the shift registers' latch (RCLK)."),
+        "enable": _pin(18, "BCM pin to output-enable (OE) for brightness and blanking; "
+                           "`false` if OE is tied low.", may_disable=True),
+        "brightness": Key(float, 1.0, "LED brightness, 0 (dark) to 1 (full); needs `enable`.",
+                          low=0, high=1),
+    }),
+    "display": Section(DisplayConfig, {
+        "driver": Key(str, "none",
+                      "Status display chip; `none` means no display, `dummy` draws nowhere.",
+                      choices=("none", "dummy")),
+        "i2c_port": Key(int, 1, "I²C bus of the display (`/dev/i2c-N`).", low=0),
+        "i2c_address": Key(int, 0x3C, "I²C address of the display.",
+                           low=0x08, high=0x77, hex=True),
+        "rotate": Key(int, 0, "Display rotation in quarter turns.", choices=(0, 1, 2, 3)),
+    }),
+    "console": Section(ConsoleConfig, {
+        "enabled": Key(bool, True, "Serve the lookout's console."),
+        "host": Key(str, "127.0.0.1",
+                    "Address the console listens on; `0.0.0.0` opens it to the network."),
+        "port": Key(int, 8077, "TCP port of the console.", low=1, high=65535),
+        "token": Key(str, None,
+                     "Secret the console asks for; unset: the daemon generates one at start."),
+    }),
+    "log": Section(LogConfig, {
+        "verbose": Key(bool, False,
+                       "Log every reader line and button press, not just table events."),
+    }),
+}
+# fmt: on
+
+
+@dataclass(frozen=True, slots=True)
+class Config:
+    """Everything the daemon was told at start; one field per section of the file."""
+
+    reader: ReaderConfig
+    journal: JournalConfig
+    gpio: GpioConfig
+    buttons: ButtonsConfig
+    leds: LedsConfig
+    display: DisplayConfig
+    console: ConsoleConfig
+    log: LogConfig
+
+    def pins(self) -> dict[str, int]:
+        """Key → BCM pin of every wired GPIO, for the doctor and the wiring docs."""
+        return dict(_wired_pins(self))
+
+
+def load_config(path: str | os.PathLike[str], environ: Mapping[str, str] = os.environ) -> Config:
+    """Read and check the config file; the environment is read here and only here."""
+    try:
+        data = Path(path).read_bytes()
+    except OSError as exc:
+        raise ConfigError(f"{os.fspath(path)}: cannot read config: {exc.strerror or exc}") from exc
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{os.fspath(path)}: not UTF-8 text: {exc.reason}") from exc
+    return parse_config(
+        text, source=os.fspath(path), base_dir=Path(path).absolute().parent, environ=environ
+    )
+
+
+def parse_config(
+    text: str,
+    source: str = "<config>",
+    base_dir: str | os.PathLike[str] | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> Config:
+    """Check TOML text and build the :class:`Config`.
+
+    ``source`` names the text in messages; relative paths are taken from
+    ``base_dir`` (default: the current folder). The environment counts only
+    when ``environ`` is given, so tests see exactly what they pass.
+    """
+    try:
+        document = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{source}: {_one_line(str(exc))}") from exc
+
+    for name in document:
+        if name not in SCHEMA:
+            known = ", ".join(SCHEMA)
+            raise ConfigError(f"{source}: {name}: unknown section (known: {known})", name)
+
+    base = Path(base_dir if base_dir is not None else ".").absolute()
+    sections = {}
+    for name, section in SCHEMA.items():
+        table = document.get(name, {})
+        if not isinstance(table, dict):
+            raise ConfigError(
+                f"{source}: {name}: expected a table [{name}], got {_kind_name(table)}", name
+            )
+        for key in table:
+            if key not in section.keys:
+                known = ", ".join(section.keys)
+                raise ConfigError(
+                    f"{source}: {name}.{key}: unknown key (known: {known})", f"{name}.{key}"
+                )
+        values = {}
+        for key, spec in section.keys.items():
+            dotted = f"{name}.{key}"
+            if key not in table:
+                if spec.default is REQUIRED:
+                    meaning = spec.meaning.rstrip(".")
+                    raise ConfigError(
+                        f"{source}: {dotted}: required key is missing ({meaning})", dotted
+                    )
+                values[key] = _default(spec)
+                continue
+            try:
+                values[key] = _check(spec, table[key])
+            except _Invalid as exc:
+                raise ConfigError(f"{source}: {dotted}: {exc}", dotted) from None
+        sections[name] = values
+
+    if environ is not None and environ.get(PIN_FACTORY_VARIABLE):
+        try:
+            factory = _check(SCHEMA["gpio"].keys["pin_factory"], environ[PIN_FACTORY_VARIABLE])
+        except _Invalid as exc:
+            raise ConfigError(
+                f"environment: {PIN_FACTORY_VARIABLE}: {exc} (it overrides gpio.pin_factory)",
+                PIN_FACTORY_VARIABLE,
+            ) from None
+        sections["gpio"]["pin_factory"] = factory
+
+    sections["journal"]["path"] = base / sections["journal"]["path"]
+
+    config = Config(**{name: SCHEMA[name].cls(**values) for name, values in sections.items()})
+    leds = config.leds
+    if leds.driver != "none" and leds.enable is None and leds.brightness != 1:
+        raise ConfigError(
+            f"{source}: leds.brightness: {leds.brightness:g} needs leds.enable, which is false",
+            "leds.brightness",
+        )
+    owners: dict[int, str] = {}
+    for dotted, pin in _wired_pins(config):
+        if pin in owners:
+            raise ConfigError(
+                f"{source}: {dotted}: pin {pin} is already used by {owners[pin]}", dotted
+            )
+        owners[pin] = dotted
+    return config
+
+
+def reference_markdown() -> str:
+    """The README's table of every key, produced from :data:`SCHEMA`."""
+    rows = [
+        "| Key | Type | Default | Allowed | Meaning |",
+        "| --- | --- | --- | --- | --- |",
+    ]
+    for name, section in SCHEMA.items():
+        for key, spec in section.keys.items():
+            if spec.default is REQUIRED:
+                default = "*required*"
+            elif spec.default is None:
+                default = "*unset*"
+            else:
+                default = f"`{_shown(spec.default, spec.hex)}`"
+            cells = [f"`{name}.{key}`", _type_name(spec), default, _allowed(spec), spec.meaning]
+            rows.append("| " + " | ".join(cells) + " |")
+    return "\n".join(rows) + "\n"
+
+
+def _wired_pins(config: Config) -> Iterator[tuple[str, int]]:
+    """Every GPIO the table uses; a driver of ``none`` leaves its pins free."""
+    for name, section in SCHEMA.items():
+        part = getattr(config, name)
+        if getattr(part, "driver", None) == "none":
+            continue
+        for key, spec in section.keys.items():
+            value = getattr(part, key)
+            if spec.pin and value is not None:
+                yield f"{name}.{key}", value
+
+
+class _Invalid(Exception):
+    """A value that breaks its key's rule; the text says how."""
+
+
+def _check(spec: Key, value: object) -> object:
+    """The value as the daemon uses it, or :class:`_Invalid`."""
+    if spec.may_disable and value is False:
+        return None
+    if spec.kind is bool:
+        ok = isinstance(value, bool)
+    elif spec.kind is int:
+        ok = isinstance(value, int) and not isinstance(value, bool)
+    elif spec.kind is float:
+        ok = isinstance(value, int | float) and not isinstance(value, bool)
+        value = float(value) if ok else value
+    else:
+        ok = isinstance(value, str)
+    if not ok:
+        raise _Invalid(f"expected {_type_name(spec, article=True)}, got {_kind_name(value)}")
+
+    if spec.kind in (str, Path) and not value:
+        raise _Invalid("must not be empty")
+    if spec.kind is float and not math.isfinite(value):
+        raise _Invalid(f"{value!r} is not a finite number")
+    if spec.choices and value not in spec.choices:
+        allowed = ", ".join(_shown(choice, spec.hex) for choice in spec.choices)
+        raise _Invalid(f"{_shown(value, spec.hex)} is not one of {allowed}")
+    if (
+        (spec.low is not None and value < spec.low)
+        or (spec.high is not None and value > spec.high)
+        or (spec.above is not None and value <= spec.above)
+    ):
+        what = "is not a BCM GPIO number" if spec.pin else "is out of range"
+        raise _Invalid(f"{_shown(value, spec.hex)} {what} ({_range(spec)})")
+    return Path(value) if spec.kind is Path else value
+
+
+def _default(spec: Key) -> object:
+    if spec.default is None:
+        return None
+    return spec.kind(spec.default)
+
+
+def _shown(value: object, as_hex: bool = False) -> str:
+    """A value as it would be written in TOML."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return json.dumps(value if len(value) <= 60 else value[:57] + "...", ensure_ascii=False)
+    if isinstance(value, int) and as_hex:
+        return f"0x{value:02X}"
+    return repr(value)
+
+
+def _type_name(spec: Key, article: bool = False) -> str:
+    name, a = {
+        bool: ("boolean", "a"),
+        int: ("integer", "an"),
+        float: ("float", "a"),
+        str: ("string", "a"),
+        Path: ("string (path)", "a"),
+    }[spec.kind]
+    if spec.may_disable:
+        name += " or false"
+    return f"{a} {name}" if article else name
+
+
+def _kind_name(value: object) -> str:
+    """What TOML type a parsed value came from, with the value if it is short."""
+    for kind, name in (
+        (bool, "a boolean"),
+        (int, "an integer"),
+        (float, "a float"),
+        (str, "a string"),
+    ):
+        if isinstance(value, kind):
+            return f"{name} ({_shown(value)})"
+    if isinstance(value, dict):
+        return "a table"
+    if isinstance(value, list):
+        return "an array"
+    return "a date or time"
+
+
+def _range(spec: Key) -> str:
+    def number(bound: float) -> str:
+        return _shown(bound, as_hex=True) if spec.hex else f"{bound:g}"
+
+    if spec.above is not None:
+        return f"> {number(spec.above)}"
+    if spec.high is None:
+        return f">= {number(spec.low)}"
+    return f"{number(spec.low)}..{number(spec.high)}"
+
+
+def _allowed(spec: Key) -> str:
+    if spec.choices:
+        allowed = ", ".join(f"`{_shown(choice, spec.hex)}`" for choice in spec.choices)
+    elif spec.low is not None or spec.above is not None:
+        allowed = ("BCM " if spec.pin else "") + _range(spec)
+    elif spec.kind is bool:
+        allowed = "`true`, `false`"
+    else:
+        allowed = "non-empty"
+    if spec.may_disable:
+        allowed += ", or `false` (not wired)"
+    return allowed
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())

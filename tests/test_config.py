@@ -1,0 +1,332 @@
+"""The config file: defaults, every kind of mistake, the environment, the docs."""
+
+from __future__ import annotations
+
+import dataclasses
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from faro_pi.config import (
+    PIN_FACTORY_VARIABLE,
+    REQUIRED,
+    SCHEMA,
+    Config,
+    load_config,
+    parse_config,
+    reference_markdown,
+)
+from faro_pi.exc import ConfigError, FaroError
+
+EXAMPLE = Path(__file__).parent.parent / "faro_pi" / "config.example.toml"
+MINIMAL = '[reader]\nport = "/dev/faro-reader"\n'
+
+
+def parse(text: str, **kwargs) -> Config:
+    return parse_config(text, source="config.toml", base_dir="/etc/faro-pi", **kwargs)
+
+
+def error(text: str, **kwargs) -> ConfigError:
+    with pytest.raises(ConfigError) as caught:
+        parse(text, **kwargs)
+    return caught.value
+
+
+# -- defaults and the example file ---------------------------------------------
+
+
+def test_defaults():
+    config = parse(MINIMAL)
+    assert config.reader.port == "/dev/faro-reader"
+    assert config.reader.protocol == "fsp1"
+    assert config.reader.baud == 115200
+    assert config.reader.heartbeat_timeout == 3.5
+    assert config.journal.path == Path("/var/lib/faro-pi/journal.sqlite3")
+    assert config.gpio.pin_factory is None
+    assert (config.buttons.signal, config.buttons.undo, config.buttons.new_pack) == (17, 27, 22)
+    assert (config.buttons.bounce, config.buttons.undo_hold) == (0.03, 1.5)
+    assert config.leds == type(config.leds)("74hc595", 10, 11, 8, 18, 1.0)
+    assert config.display == type(config.display)("none", 1, 0x3C, 0)
+    assert config.console == type(config.console)(True, "127.0.0.1", 8077, None)
+    assert config.log.verbose is False
+
+
+def test_every_default_matches_the_schema():
+    config = parse(MINIMAL)
+    for name, section in SCHEMA.items():
+        for key, spec in section.keys.items():
+            if spec.default is REQUIRED:
+                continue
+            value = getattr(getattr(config, name), key)
+            expected = None if spec.default is None else spec.kind(spec.default)
+            assert value == expected, f"{name}.{key}"
+            assert type(value) is type(expected), f"{name}.{key}"
+
+
+def test_dataclasses_have_exactly_the_schema_keys():
+    assert [f.name for f in dataclasses.fields(Config)] == list(SCHEMA)
+    for section in SCHEMA.values():
+        assert [f.name for f in dataclasses.fields(section.cls)] == list(section.keys)
+
+
+def test_config_is_immutable():
+    config = parse(MINIMAL)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        config.reader.port = "/dev/ttyUSB0"
+
+
+def test_example_file_parses_to_the_defaults():
+    assert load_config(EXAMPLE, environ={}) == parse(MINIMAL)
+
+
+def test_example_file_shows_every_key():
+    text = EXAMPLE.read_text(encoding="utf-8")
+    written = tomllib.loads(text)
+    for name, section in SCHEMA.items():
+        assert f"[{name}]" in text
+        for key, spec in section.keys.items():
+            if spec.default is None:
+                assert f"# {key} = " in text, f"{name}.{key} is not shown commented out"
+            else:
+                assert key in written[name], f"{name}.{key} is missing"
+
+
+def test_pins_lists_every_wired_gpio():
+    assert parse(MINIMAL).pins() == {
+        "buttons.signal": 17,
+        "buttons.undo": 27,
+        "buttons.new_pack": 22,
+        "leds.data": 10,
+        "leds.clock": 11,
+        "leds.latch": 8,
+        "leds.enable": 18,
+    }
+
+
+def test_enable_false_means_not_wired():
+    config = parse(MINIMAL + "[leds]\nenable = false\n")
+    assert config.leds.enable is None
+    assert "leds.enable" not in config.pins()
+
+
+def test_leds_driver_none_frees_their_pins():
+    config = parse(MINIMAL + '[leds]\ndriver = "none"\ndata = 17\n')
+    assert not any(key.startswith("leds.") for key in config.pins())
+
+
+def test_ints_are_accepted_for_floats_and_hex_for_ints():
+    text = (
+        MINIMAL + "heartbeat_timeout = 5\n[leds]\nbrightness = 0\n[display]\ni2c_address = 0x3D\n"
+    )
+    config = parse(text)
+    assert config.reader.heartbeat_timeout == 5.0
+    assert isinstance(config.reader.heartbeat_timeout, float)
+    assert config.leds.brightness == 0.0
+    assert config.display.i2c_address == 0x3D
+
+
+# -- mistakes: one line each, naming the file and the key -------------------------
+
+M = MINIMAL
+MISTAKES = [
+    # unknown names
+    (M + "[bogus]\n", "bogus", "unknown section (known: reader, journal, gpio, buttons"),
+    ("verbose = true\n", "verbose", "unknown section"),
+    (
+        M + "bogus = 1\n",
+        "reader.bogus",
+        "unknown key (known: port, protocol, baud, heartbeat_timeout)",
+    ),
+    (M + "[reader.extra]\n", "reader.extra", "unknown key"),
+    # required
+    ("", "reader.port", "required key is missing"),
+    ("[log]\nverbose = true\n", "reader.port", "required key is missing"),
+    ('[reader]\nport = ""\n', "reader.port", "must not be empty"),
+    # wrong types
+    (
+        M + "[buttons]\nsignal = true\n",
+        "buttons.signal",
+        "expected an integer, got a boolean (true)",
+    ),
+    (
+        M + '[buttons]\nsignal = "17"\n',
+        "buttons.signal",
+        'expected an integer, got a string ("17")',
+    ),
+    (M + "[buttons]\nsignal = 17.0\n", "buttons.signal", "expected an integer, got a float (17.0)"),
+    ("[reader]\nport = 3\n", "reader.port", "expected a string, got an integer (3)"),
+    ('[reader]\nport = ["a"]\n', "reader.port", "expected a string, got an array"),
+    (M + "heartbeat_timeout = true\n", "reader.heartbeat_timeout", "expected a float"),
+    (M + "[console]\nenabled = 1\n", "console.enabled", "expected a boolean, got an integer (1)"),
+    (M + "[leds]\nenable = true\n", "leds.enable", "expected an integer or false, got a boolean"),
+    (M + "[log]\nverbose = 1979-05-27\n", "log.verbose", "got a date or time"),
+    ('reader = "x"\n', "reader", "expected a table [reader], got a string"),
+    # outside the allowed values
+    (M + 'protocol = "fsp2"\n', "reader.protocol", '"fsp2" is not one of "fsp1", "plain"'),
+    (M + "baud = 11520\n", "reader.baud", "11520 is not one of 9600, 19200"),
+    (M + '[display]\ndriver = "ssd1306"\n', "display.driver", 'is not one of "none", "dummy"'),
+    (M + "[display]\nrotate = 4\n", "display.rotate", "4 is not one of 0, 1, 2, 3"),
+    (M + '[gpio]\npin_factory = "pigpio"\n', "gpio.pin_factory", '"pigpio" is not one of "lgpio"'),
+    (M + "heartbeat_timeout = 0\n", "reader.heartbeat_timeout", "0.0 is out of range (> 0)"),
+    (M + "heartbeat_timeout = inf\n", "reader.heartbeat_timeout", "inf is not a finite number"),
+    (M + "[leds]\nbrightness = nan\n", "leds.brightness", "nan is not a finite number"),
+    (M + "[buttons]\nbounce = 30\n", "buttons.bounce", "30.0 is out of range (0..1)"),
+    (M + "[leds]\nbrightness = 1.5\n", "leds.brightness", "1.5 is out of range (0..1)"),
+    (M + "[console]\nport = 0\n", "console.port", "0 is out of range (1..65535)"),
+    (M + "[console]\nport = 65536\n", "console.port", "65536 is out of range (1..65535)"),
+    (M + '[console]\ntoken = ""\n', "console.token", "must not be empty"),
+    (M + '[console]\nhost = ""\n', "console.host", "must not be empty"),
+    (M + '[journal]\npath = ""\n', "journal.path", "must not be empty"),
+    (
+        M + "[display]\ni2c_address = 0x100\n",
+        "display.i2c_address",
+        "0x100 is out of range (0x08..0x77)",
+    ),
+    (M + "[display]\ni2c_port = -1\n", "display.i2c_port", "-1 is out of range (>= 0)"),
+    # pins
+    (M + "[buttons]\nsignal = 28\n", "buttons.signal", "28 is not a BCM GPIO number (0..27)"),
+    (M + "[leds]\nlatch = -1\n", "leds.latch", "-1 is not a BCM GPIO number (0..27)"),
+    (M + "[buttons]\nundo = 17\n", "buttons.undo", "pin 17 is already used by buttons.signal"),
+    (M + "[leds]\nenable = 22\n", "leds.enable", "pin 22 is already used by buttons.new_pack"),
+    (M + "[leds]\nclock = 10\n", "leds.clock", "pin 10 is already used by leds.data"),
+    (M + "[leds]\nenable = false\nbrightness = 0.5\n", "leds.brightness", "needs leds.enable"),
+]
+
+
+@pytest.mark.parametrize(("body", "key", "problem"), MISTAKES)
+def test_each_mistake_is_one_line_naming_file_and_key(body, key, problem):
+    caught = error(body)
+    message = str(caught)
+    assert "\n" not in message
+    assert message.startswith(f"config.toml: {key}: "), message
+    assert problem in message, message
+    assert caught.key == key
+    assert isinstance(caught, FaroError)
+
+
+def test_pin_clash_message_names_both_keys_exactly():
+    assert str(error(MINIMAL + "[buttons]\nundo = 17\n")) == (
+        "config.toml: buttons.undo: pin 17 is already used by buttons.signal"
+    )
+
+
+def test_toml_syntax_error_is_one_line_with_its_position():
+    caught = error(MINIMAL + "[buttons]\nsignal = \n")
+    message = str(caught)
+    assert "\n" not in message
+    assert message.startswith("config.toml: ")
+    assert "line 4" in message
+    assert caught.key is None
+
+
+def test_the_source_name_is_in_every_message():
+    with pytest.raises(ConfigError, match=r"^/etc/faro-pi/table\.toml: reader\.bogus: "):
+        parse_config(MINIMAL + "bogus = 1\n", source="/etc/faro-pi/table.toml")
+
+
+# -- the environment -----------------------------------------------------------
+
+
+def test_environment_overrides_the_pin_factory():
+    text = MINIMAL + '[gpio]\npin_factory = "lgpio"\n'
+    assert parse(text).gpio.pin_factory == "lgpio"
+    assert parse(text, environ={PIN_FACTORY_VARIABLE: "mock"}).gpio.pin_factory == "mock"
+    assert parse(text, environ={PIN_FACTORY_VARIABLE: ""}).gpio.pin_factory == "lgpio"
+    assert parse(MINIMAL, environ={PIN_FACTORY_VARIABLE: "rpigpio"}).gpio.pin_factory == "rpigpio"
+
+
+def test_invalid_environment_value_names_the_variable():
+    caught = error(MINIMAL, environ={PIN_FACTORY_VARIABLE: "pigpio"})
+    message = str(caught)
+    assert "\n" not in message
+    assert message.startswith(f"environment: {PIN_FACTORY_VARIABLE}: "), message
+    assert '"pigpio" is not one of "lgpio", "rpigpio", "mock"' in message
+    assert caught.key == PIN_FACTORY_VARIABLE
+
+
+def test_parse_config_ignores_the_process_environment(monkeypatch):
+    monkeypatch.setenv(PIN_FACTORY_VARIABLE, "mock")
+    assert parse_config(MINIMAL).gpio.pin_factory is None
+
+
+def test_load_config_reads_the_process_environment_by_default(tmp_path, monkeypatch):
+    path = tmp_path / "config.toml"
+    path.write_text(MINIMAL, encoding="utf-8")
+    monkeypatch.setenv(PIN_FACTORY_VARIABLE, "mock")
+    assert load_config(path).gpio.pin_factory == "mock"
+    assert load_config(path, environ={}).gpio.pin_factory is None
+
+
+# -- files and paths -------------------------------------------------------------
+
+
+def test_relative_journal_path_is_taken_from_the_config_folder(tmp_path):
+    path = tmp_path / "etc" / "config.toml"
+    path.parent.mkdir()
+    path.write_text(MINIMAL + '[journal]\npath = "data/journal.sqlite3"\n', encoding="utf-8")
+    config = load_config(path, environ={})
+    assert config.journal.path == tmp_path / "etc" / "data" / "journal.sqlite3"
+    assert config.journal.path.is_absolute()
+
+
+def test_relative_journal_path_with_parse_config():
+    config = parse(MINIMAL + '[journal]\npath = "journal.sqlite3"\n')
+    assert config.journal.path == Path("/etc/faro-pi/journal.sqlite3")
+    assert parse_config(MINIMAL).journal.path.is_absolute()
+
+
+def test_absolute_journal_path_is_kept(tmp_path):
+    path = tmp_path / "config.toml"
+    path.write_text(MINIMAL + '[journal]\npath = "/srv/faro/j.sqlite3"\n', encoding="utf-8")
+    assert load_config(path, environ={}).journal.path == Path("/srv/faro/j.sqlite3")
+
+
+def test_load_config_reports_its_file_name(tmp_path):
+    path = tmp_path / "config.toml"
+    path.write_text(MINIMAL + "[buttons]\nundo = 17\n", encoding="utf-8")
+    with pytest.raises(ConfigError, match=rf"^{path}: buttons\.undo: pin 17"):
+        load_config(path, environ={})
+
+
+@pytest.mark.parametrize("make", ["missing", "folder", "binary"])
+def test_unusable_file_is_one_line_naming_the_path(tmp_path, make):
+    path = tmp_path / "config.toml"
+    if make == "folder":
+        path.mkdir()
+    elif make == "binary":
+        path.write_bytes(b'[reader]\nport = "\xff"\n')
+    with pytest.raises(ConfigError) as caught:
+        load_config(path, environ={})
+    message = str(caught.value)
+    assert "\n" not in message
+    assert message.startswith(f"{path}: ")
+    assert caught.value.key is None
+
+
+# -- the reference table ---------------------------------------------------------
+
+
+def test_reference_lists_every_key_with_its_default():
+    rows = {}
+    for line in reference_markdown().splitlines()[2:]:
+        cells = [cell.strip() for cell in line.strip("|").split("|")]
+        rows[cells[0].strip("`")] = cells
+    expected = [f"{name}.{key}" for name, section in SCHEMA.items() for key in section.keys]
+    assert list(rows) == expected
+    for name, section in SCHEMA.items():
+        for key, spec in section.keys.items():
+            default = rows[f"{name}.{key}"][2]
+            if spec.default is REQUIRED:
+                assert default == "*required*"
+            elif spec.default is None:
+                assert default == "*unset*"
+            else:
+                assert tomllib.loads(f"v = {default.strip('`')}")["v"] == spec.default
+            assert rows[f"{name}.{key}"][4] == spec.meaning
+
+
+def test_reference_is_a_well_formed_table():
+    lines = reference_markdown().splitlines()
+    assert lines[0] == "| Key | Type | Default | Allowed | Meaning |"
+    assert all(line.count("|") == 6 for line in lines)
