@@ -1,0 +1,411 @@
+"""The journal: what was acknowledged survives a kill, and a damaged file is reported, not reset."""
+
+import contextlib
+import math
+import os
+import random
+import sqlite3
+import subprocess
+import sys
+import threading
+import time
+import tracemalloc
+
+import pytest
+
+from faro_pi.cards import DECK, parse_card
+from faro_pi.events import CardDrawn, Lock, event_from_json
+from faro_pi.exc import FaroError, JournalError
+from faro_pi.journal import Entry, Journal
+from tests.benchmarks.figures import report
+
+FRAME0 = 1000
+"""The child writer's n-th event applies reader frame FRAME0 + n: the link must move with it."""
+
+
+def expected(n: int) -> tuple[dict, str | None]:
+    """The n-th event the child writer appends, and its refusal (every seventh is refused)."""
+    event = {"type": "bet", "player": "Ann", "rank": "9", "weight": n, "copper": n % 2 == 0}
+    return event, ("entries are closed [entries-closed]" if n % 7 == 0 else None)
+
+
+WRITER = f"""  # appends the events of expected(n)
+import sys
+from faro_pi.journal import Journal
+
+with Journal.open(sys.argv[1]) as journal:
+    n = journal.count()
+    while n < 100_000:
+        n += 1
+        event = {{"type": "bet", "player": "Ann", "rank": "9", "weight": n, "copper": n % 2 == 0}}
+        refused = "entries are closed [entries-closed]" if n % 7 == 0 else None
+        row = journal.append(event, refused, link_seq={FRAME0} + n)
+        print(row, flush=True)
+"""
+
+
+@contextlib.contextmanager
+def writer_process(path):
+    """A daemon stand-in appending as fast as it can, printing each id once append returned."""
+    proc = subprocess.Popen(
+        [sys.executable, "-c", WRITER, str(path)], stdout=subprocess.PIPE, text=True
+    )
+    watchdog = threading.Timer(30, proc.kill)
+    watchdog.start()
+    try:
+        yield proc
+    finally:
+        watchdog.cancel()
+        proc.kill()
+        proc.wait()
+        proc.stdout.close()
+
+
+def read_ids(proc, count: int) -> list[int]:
+    ids = []
+    for _ in range(count):
+        line = proc.stdout.readline()
+        assert line, f"the writer stopped after {len(ids)} ids (exit {proc.poll()})"
+        ids.append(int(line))
+    return ids
+
+
+def assert_intact(entries: list[Entry]) -> None:
+    """Ids 1..n with no gap, each row exactly what the child wrote."""
+    assert [entry.id for entry in entries] == list(range(1, len(entries) + 1))
+    for entry in entries:
+        assert (entry.event, entry.refused) == expected(entry.id)
+        event_from_json(entry.event)
+
+
+def append_times(journal: Journal, count: int) -> list[float]:
+    """Seconds each of ``count`` appends took, every other one moving the link too."""
+    times = []
+    clock = time.perf_counter
+    for n in range(1, count + 1):
+        event = {"type": "card", "card": DECK[n % 52].code, "source": "reader"}
+        start = clock()
+        journal.append(event, link_seq=n if n % 2 else None)
+        times.append(clock() - start)
+    return times
+
+
+def listing(folder) -> list[str]:
+    return sorted(os.listdir(folder))
+
+
+@pytest.fixture(scope="module")
+def big_journal(tmp_path_factory):
+    """A journal of 10,000 events, written in one transaction to skip 10,000 fsyncs."""
+    path = tmp_path_factory.mktemp("big") / "journal.db"
+    rng = random.Random(2026)
+    with Journal.open(path) as journal:
+        journal._db.execute("BEGIN")
+        for n in range(1, 10_001):
+            if n % 3:
+                event = {"type": "card", "card": rng.choice(DECK).code, "source": "reader"}
+            else:
+                event = expected(n)[0]
+            journal.append(event, "a refusal" if n % 50 == 0 else None, at=1_700_000_000 + n)
+        journal._db.execute("COMMIT")
+        journal.set_link_seq(10_000)
+    return path
+
+
+def test_round_trip_keeps_order_refusals_and_times(tmp_path):
+    path = tmp_path / "journal.db"
+    with Journal.open(path) as journal:
+        assert journal.created
+        assert journal.append(CardDrawn(parse_card("KD"), "reader"), at=100.5) == 1
+        bet = {"type": "bet", "player": "Zoë", "rank": "9", "weight": 2, "copper": False}
+        assert journal.append(bet, at=101.0) == 2
+        malformed = {"type": "bet", "player": "Ann", "rank": "9", "weight": "lots"}
+        assert journal.append(malformed, "the weight must be a whole number [weight]") == 3
+        assert journal.append(Lock()) == 4
+        assert journal.count() == 4
+        assert journal.link_seq is None
+
+    with Journal.open(path) as journal:
+        assert not journal.created
+        entries = list(journal.rows())
+        assert [entry[:2] for entry in entries[:2]] == [(1, 100.5), (2, 101.0)]
+        assert [(entry.event, entry.refused) for entry in entries] == [
+            ({"type": "card", "card": "KD", "source": "reader"}, None),
+            (bet, None),
+            (malformed, "the weight must be a whole number [weight]"),
+            ({"type": "lock"}, None),
+        ]
+        assert abs(entries[3].at - time.time()) < 60
+        assert [entry.id for entry in journal.rows(after=2)] == [3, 4]
+
+    raw = sqlite3.connect(path)
+    try:
+        assert raw.execute("SELECT event FROM events WHERE id = 1").fetchone() == (
+            '{"card":"KD","source":"reader","type":"card"}',
+        )
+        assert "Zoë" in raw.execute("SELECT event FROM events WHERE id = 2").fetchone()[0]
+        for change in ("DELETE FROM events", "UPDATE events SET refused = 'no'"):
+            with pytest.raises(sqlite3.IntegrityError, match="append-only"):
+                raw.execute(change)
+    finally:
+        raw.close()
+
+
+def test_link_seq_moves_with_its_event_or_not_at_all(tmp_path):
+    with Journal.open(tmp_path / "journal.db") as journal:
+        journal.append({"type": "card", "card": "5H"}, link_seq=41)
+        assert journal.link_seq == 41
+        journal.append({"type": "lock"})
+        assert journal.link_seq == 41
+
+        # The UPDATE fails after the INSERT succeeded: the whole transaction goes.
+        with pytest.raises(JournalError, match="not journalled"):
+            journal.append({"type": "card", "card": "KD"}, link_seq="frame 42")
+        assert (journal.count(), journal.link_seq) == (2, 41)
+
+        with pytest.raises(ValueError):
+            journal.append({"type": "bet", "weight": math.nan})
+        assert journal.count() == 2
+
+        journal.set_link_seq(None)
+        assert journal.link_seq is None
+        journal.append({"type": "card", "card": "9C"}, link_seq=0)
+        assert journal.append({"type": "clear"}) == 4
+
+    with Journal.open(tmp_path / "journal.db") as journal:
+        assert (journal.count(), journal.link_seq) == (4, 0)
+
+
+def test_the_writer_commits_through_a_synced_write_ahead_log(tmp_path):
+    # kill -9 leaves the page cache alone, so fsync can only be checked by its settings.
+    with Journal.open(tmp_path / "journal.db") as journal:
+        assert journal._db.execute("PRAGMA journal_mode").fetchone() == ("wal",)
+        assert journal._db.execute("PRAGMA synchronous").fetchone() == (2,)  # FULL
+
+
+def test_acknowledged_events_survive_kill_9(tmp_path):
+    path = tmp_path / "journal.db"
+    acked: list[int] = []
+    for _ in range(3):  # each round restarts on what the last kill left
+        with writer_process(path) as proc:
+            acked += read_ids(proc, 200)
+            proc.kill()
+            proc.wait()
+            # Ids printed before the kill but still in the pipe were acknowledged too.
+            acked += [int(line) for line in proc.stdout if line.endswith("\n")]
+        assert acked == list(range(1, len(acked) + 1))
+        with Journal.open(path) as journal:
+            entries = list(journal.rows())
+            assert_intact(entries)
+            assert len(entries) >= acked[-1]
+            assert journal.link_seq == FRAME0 + len(entries)
+        acked = list(range(1, len(entries) + 1))
+
+
+def test_reader_sees_what_a_running_writer_committed(tmp_path):
+    path = tmp_path / "journal.db"
+    with writer_process(path) as proc:
+        first = read_ids(proc, 50)
+        with Journal.open(path, readonly=True) as reader:
+            assert not reader.created
+            assert reader.count() >= first[-1]
+            later = read_ids(proc, 50)
+            entries = list(reader.rows())
+            assert len(entries) >= later[-1]
+            assert_intact(entries)
+            assert reader.link_seq >= FRAME0 + later[-1]
+            with pytest.raises(JournalError, match="readonly"):
+                reader.append({"type": "lock"})
+
+
+def test_readonly_creates_nothing(tmp_path):
+    with pytest.raises(JournalError, match="no journal there") as caught:
+        Journal.open(tmp_path / "var" / "journal.db", readonly=True)
+    assert str(tmp_path / "var" / "journal.db") in str(caught.value)
+    assert listing(tmp_path) == []
+
+    path = tmp_path / "journal.db"
+    with Journal.open(path) as journal:
+        journal.append({"type": "shuffle"})
+    assert listing(tmp_path) == ["journal.db"]  # a stopped journal is one file
+    before = path.read_bytes()
+    with Journal.open(path, readonly=True) as reader:
+        assert [entry.event for entry in reader.rows()] == [{"type": "shuffle"}]
+    assert listing(tmp_path) == ["journal.db"]
+    assert path.read_bytes() == before
+
+
+def test_closing_the_writer_does_not_wait_for_a_reader(tmp_path):
+    path = tmp_path / "journal.db"
+    writer = Journal.open(path)
+    writer.append({"type": "shuffle"})
+    with Journal.open(path, readonly=True) as reader:
+        rows = reader.rows()
+        next(rows)  # holds a read transaction open
+        start = time.perf_counter()
+        writer.close()
+        assert time.perf_counter() - start < 1
+        rows.close()
+        assert reader.count() == 1
+    with Journal.open(path) as journal:
+        assert journal.count() == 1
+
+
+def test_folders_are_created_for_a_new_journal(tmp_path):
+    path = tmp_path / "var" / "lib" / "faro-pi" / "journal.db"
+    with Journal.open(path) as journal:
+        assert journal.created
+        journal.append({"type": "lock"})
+    with Journal.open(path, readonly=True) as reader:
+        assert reader.count() == 1
+
+
+def test_an_empty_file_becomes_a_new_journal(tmp_path):
+    path = tmp_path / "journal.db"
+    path.touch()
+    with pytest.raises(JournalError, match="holds no journal yet"):
+        Journal.open(path, readonly=True)
+    assert path.read_bytes() == b""
+    assert listing(tmp_path) == ["journal.db"]
+
+    with Journal.open(path) as journal:
+        assert journal.created
+        journal.append({"type": "lock"})
+    with Journal.open(path) as journal:
+        assert journal.count() == 1
+
+
+def test_an_empty_file_beside_a_log_is_refused(tmp_path):
+    # SQLite would delete a log beside a 0-byte database.
+    path = tmp_path / "journal.db"
+    path.touch()
+    wal = tmp_path / "journal.db-wal"
+    wal.write_bytes(b"\x37\x7f\x06\x82" + bytes(60))
+    for readonly in (False, True):
+        with pytest.raises(JournalError, match="is empty but its log"):
+            Journal.open(path, readonly=readonly)
+    assert wal.read_bytes() == b"\x37\x7f\x06\x82" + bytes(60)
+    assert path.read_bytes() == b""
+
+
+def garbage(path, big):
+    path.write_bytes(random.Random(1).randbytes(64 * 1024))
+
+
+def truncated(path, big):
+    data = big.read_bytes()
+    path.write_bytes(data[: len(data) // 2])
+
+
+def damage_middle_page(path, big, start: int, length: int, seed: int) -> None:
+    """Overwrites part of a page in the middle, as a failing card might; page 1 stays intact."""
+    data = bytearray(big.read_bytes())
+    page = int.from_bytes(data[16:18], "big")
+    offset = len(data) // page // 2 * page + start
+    data[offset : offset + length] = random.Random(seed).randbytes(length)
+    path.write_bytes(bytes(data))
+
+
+def overwritten_page(path, big):
+    damage_middle_page(path, big, 0, 4096, seed=2)
+
+
+def bad_cell_pointers(path, big):
+    damage_middle_page(path, big, 8, 4, seed=3)
+
+
+def scribbled_cells(path, big):
+    damage_middle_page(path, big, 200, 60, seed=4)
+
+
+def foreign(path, big):
+    db = sqlite3.connect(path)
+    db.execute("CREATE TABLE players (name TEXT)")
+    db.execute("INSERT INTO players VALUES ('Ann')")
+    db.commit()
+    db.close()
+
+
+def from_the_future(path, big):
+    path.write_bytes(big.read_bytes())
+    db = sqlite3.connect(path)
+    db.execute("PRAGMA user_version = 99")
+    db.close()
+
+
+@pytest.mark.parametrize("readonly", [False, True], ids=["writer", "reader"])
+@pytest.mark.parametrize(
+    ("damage", "says"),
+    [
+        (garbage, "is not a SQLite database"),
+        (truncated, "cannot be read|is corrupt"),
+        (overwritten_page, "cannot be read|is corrupt"),
+        (bad_cell_pointers, r"is corrupt \(quick_check: On tree page"),
+        (scribbled_cells, "cannot be read|is corrupt"),
+        (foreign, "not a faro-pi journal"),
+        (from_the_future, "schema 99, newer than this faro-pi"),
+    ],
+)
+def test_a_damaged_journal_is_reported_and_left_alone(
+    tmp_path, big_journal, damage, says, readonly
+):
+    path = tmp_path / "journal.db"
+    damage(path, big_journal)
+    before = path.read_bytes()
+    with pytest.raises(JournalError, match=says) as caught:
+        Journal.open(path, readonly=readonly)
+    message = str(caught.value)
+    assert isinstance(caught.value, FaroError)
+    assert str(path) in message
+    assert "faro-pi never overwrites a journal" in message
+    assert "\n" not in message
+    assert path.read_bytes() == before
+    assert listing(tmp_path) == ["journal.db"]
+
+
+def test_rows_stream_instead_of_loading_the_journal(big_journal):
+    # Holding 10,000 decoded entries takes about 7 MB; streaming holds one batch.
+    with Journal.open(big_journal, readonly=True) as reader:
+        tracemalloc.start()
+        try:
+            count = sum(1 for _ in reader.rows())
+            peak = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+    assert count == 10_000
+    assert peak < 1_000_000
+
+
+def test_append_latency(tmp_path, capsys):
+    with Journal.open(tmp_path / "journal.db") as journal:
+        append_times(journal, 50)  # warm-up
+        times = append_times(journal, 500)
+        assert journal.count() == 550
+    with capsys.disabled():  # printed, not asserted: timing asserts only flake
+        print()
+        report("journal append (durable commit)", times, unit="ms", scale=1e3)
+
+
+def test_restart_cost_on_10000_events(big_journal, capsys):
+    opens, streams, checks = [], [], []
+    for _ in range(5):
+        start = time.perf_counter()
+        journal = Journal.open(big_journal)
+        opened = time.perf_counter()
+        count = sum(1 for _ in journal.rows())
+        streams.append(time.perf_counter() - opened)
+        opens.append(opened - start)
+        journal.close()
+        assert count == 10_000
+        raw = sqlite3.connect(f"file:{big_journal}?mode=ro", uri=True)
+        start = time.perf_counter()
+        assert raw.execute("PRAGMA quick_check").fetchall() == [("ok",)]
+        checks.append(time.perf_counter() - start)
+        raw.close()
+    with Journal.open(big_journal, readonly=True) as reader:
+        assert reader.link_seq == 10_000
+    with capsys.disabled():
+        print(f"\n10,000-event journal, {big_journal.stat().st_size / 1e6:.1f} MB:")
+        report("  open, checks included", opens, unit="ms", scale=1e3)
+        report("  PRAGMA quick_check alone", checks, unit="ms", scale=1e3)
+        report("  stream all rows", streams, unit="ms", scale=1e3)
