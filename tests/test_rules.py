@@ -483,3 +483,28 @@ def test_alarms_stand_until_cleared():
     assert [a.kind for a in table.alarms] == ["noread", "gap"]
     table.apply(Clear())
     assert table.alarms == []
+
+
+def test_clearing_one_kind_of_alarm_leaves_the_others():
+    table = Table()
+    table.apply(AlarmEvent("noread", "re-feed the card", None))
+    table.apply(AlarmEvent("gap", "a card may be missing", None))
+    table.apply(Clear("noread"))
+    assert [a.kind for a in table.alarms] == ["gap"]
+    refused(table, Clear("noread"), "no-alarm")
+
+
+def test_void_in_a_later_pack_keeps_the_earlier_packs_and_the_bank():
+    table = seated("Ann", "Bob")
+    deal(table, *[c.code for c in DECK])
+    table.apply(SHUFFLE)
+    banker = table.banker
+    before = dict(table.balances), len(table.pairs)
+    deal(table, "5H")
+    bet(table, "Bob" if banker == "Ann" else "Ann", "9", 2)
+    deal(table, "KD", "9C")
+    table.apply(Void())
+    assert (dict(table.balances), len(table.pairs)) == before
+    assert table.banker == banker
+    assert table.pack.number == 2
+    assert [c.code for c in table.pack.exposed] == ["5H", "KD"]

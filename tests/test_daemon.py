@@ -1,0 +1,277 @@
+"""The daemon in this process: a virtual reader on a real pty, buttons on mock pins."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+
+from faro_pi.cards import DECK
+from faro_pi.events import Bet, Session, event_to_json
+from faro_pi.fsp1 import CardFrame
+from faro_pi.journal import Journal
+from faro_pi.virtual_reader import VirtualReader
+from tests.conftest import running_table, until, write_config
+
+
+def deck(seed: int = 1) -> list[str]:
+    cards = [c.code for c in DECK]
+    random.Random(seed).shuffle(cards)
+    return cards
+
+
+def exposed(table) -> list[str]:
+    return [c.code for c in table.pack.exposed]
+
+
+def journal_rows(folder):
+    with Journal.open(folder / "journal.sqlite3", readonly=True) as journal:
+        return list(journal.rows())
+
+
+def test_a_pack_over_a_bad_line_gives_each_card_once_and_in_order(table_dir):
+    order = deck()
+
+    async def scenario():
+        reader = VirtualReader(table_dir / "reader", retry=0.05, rng=random.Random(5))
+        reader.lose_frames, reader.lose_acks, reader.damage = 0.15, 0.15, 0.1
+        async with running_table(table_dir, reader=reader) as (daemon, reader, _):
+            for i, code in enumerate(order):
+                reader.card(code)
+                if i % 7 == 3:
+                    reader.garble(40)  # noise between frames
+            await until(daemon, lambda t: t.pack.complete)
+            await reader.drained()
+            assert exposed(daemon.table) == order
+            assert reader.sent > 53  # frames really were lost and repeated
+            assert daemon.table.alarms == []
+
+    asyncio.run(scenario())
+    rows = journal_rows(table_dir)
+    assert [r.event["card"] for r in rows if r.event["type"] == "card"] == order
+    assert all(r.refused is None for r in rows)
+
+
+def test_a_refused_card_is_acknowledged_kept_out_of_the_pack_and_raises_an_alarm(table_dir):
+    async def scenario():
+        async with running_table(table_dir) as (daemon, reader, _):
+            for code in ("5H", "KD", "9C", "KD"):
+                reader.card(code)
+            await reader.drained()  # all four acknowledged, the refused one too
+            assert exposed(daemon.table) == ["5H", "KD", "9C"]
+            [alarm] = daemon.table.alarms
+            assert alarm.kind == "refused" and alarm.card.code == "KD"
+            assert "already exposed" in alarm.text
+            reader.card("QS")
+            await until(daemon, lambda t: len(t.pack.exposed) == 4)
+
+    asyncio.run(scenario())
+    rows = journal_rows(table_dir)
+    refused = [r for r in rows if r.refused]
+    assert [r.event["card"] for r in refused] == ["KD"]
+
+
+def test_a_no_read_asks_for_the_card_and_clears_when_it_comes(table_dir):
+    async def scenario():
+        async with running_table(table_dir) as (daemon, reader, _):
+            reader.card("5H")
+            reader.no_read()
+            await until(daemon, lambda t: t.alarms)
+            assert daemon.table.alarms[0].kind == "noread"
+            assert "re-feed" in daemon.table.alarms[0].text
+            assert exposed(daemon.table) == ["5H"]
+            reader.card("KD")  # the dealer re-feeds it
+            await until(daemon, lambda t: len(t.pack.exposed) == 2)
+            assert daemon.table.alarms == []
+
+    asyncio.run(scenario())
+
+
+def test_a_reader_that_restarts_mid_pack_carries_on_without_an_alarm(table_dir):
+    async def scenario():
+        async with running_table(table_dir) as (daemon, reader, _):
+            for code in ("5H", "KD", "9C"):
+                reader.card(code)
+            await reader.drained()
+            reader.restart()  # hello again, numbering from 1
+            reader.card("QS")
+            reader.card("2C")
+            await reader.drained()
+            assert exposed(daemon.table) == ["5H", "KD", "9C", "QS", "2C"]
+            assert daemon.table.alarms == []
+
+    asyncio.run(scenario())
+
+
+def test_a_sequence_gap_applies_the_card_and_warns_that_some_may_be_missing(table_dir):
+    async def scenario():
+        async with running_table(table_dir) as (daemon, reader, _):
+            reader.card("5H")
+            await reader.drained()
+            from faro_pi.cards import parse_card
+
+            reader.send_raw(CardFrame(4, parse_card("KD")).to_bytes())  # 2 and 3 never came
+            await until(daemon, lambda t: len(t.pack.exposed) == 2)
+            [alarm] = daemon.table.alarms
+            assert alarm.kind == "gap" and "2 reading(s)" in alarm.text
+
+    asyncio.run(scenario())
+
+
+def test_the_port_pulled_and_plugged_back_loses_nothing(table_dir):
+    order = deck(2)[:20]
+
+    async def scenario():
+        async with running_table(table_dir) as (daemon, reader, _):
+            for code in order[:10]:
+                reader.card(code)
+            await until(daemon, lambda t: len(t.pack.exposed) >= 4)
+            await reader.unplug(0.6)
+            for code in order[10:]:
+                reader.card(code)
+            await until(daemon, lambda t: len(t.pack.exposed) == 20)
+            assert exposed(daemon.table) == order
+
+    asyncio.run(scenario())
+
+
+def test_a_silent_reader_is_reported_lost_and_the_alarm_clears_when_it_speaks(tmp_path):
+    write_config(tmp_path, heartbeat_timeout=0.3)
+
+    async def scenario():
+        reader = VirtualReader(tmp_path / "reader", retry=0.05, heartbeat=None)
+        async with running_table(tmp_path, reader=reader) as (daemon, reader, _):
+            await until(daemon, lambda t: t.alarms)
+            assert daemon.table.alarms[0].kind == "lost"
+            reader.card("5H")
+            await until(daemon, lambda t: t.pack.exposed)
+            assert daemon.table.alarms == []
+
+    asyncio.run(scenario())
+
+
+def test_a_restart_resumes_the_table_and_the_link_from_the_journal(table_dir):
+    async def first():
+        async with running_table(table_dir) as (_, reader, _):
+            for code in ("5H", "KD", "9C"):
+                reader.card(code)
+            await reader.drained()
+            return reader.sender
+
+    sender = asyncio.run(first())
+
+    async def second():
+        reader = VirtualReader(table_dir / "reader", retry=0.05)
+        reader.sender = sender  # the same reader, still numbering on
+        async with running_table(table_dir, reader=reader) as (daemon, reader, _):
+            assert exposed(daemon.table) == ["5H", "KD", "9C"]
+            reader.card("QS")
+            await reader.drained()
+            assert exposed(daemon.table) == ["5H", "KD", "9C", "QS"]
+            assert daemon.table.alarms == []
+
+    asyncio.run(second())
+
+
+# -- the shoe's buttons -------------------------------------------------------------
+
+
+def press(factory, pin: int) -> None:
+    factory.pin(pin).drive_low()
+    factory.pin(pin).drive_high()
+
+
+def test_signal_locks_entries_for_the_next_pair(table_dir):
+    async def scenario():
+        async with running_table(table_dir) as (daemon, reader, factory):
+            press(factory, 17)
+            await until(daemon, lambda t: t.locked)
+            assert not daemon.table.entries_open
+            reader.card("5H")
+            reader.card("KD")
+            reader.card("9C")
+            await until(daemon, lambda t: len(t.pack.exposed) == 3)
+            assert daemon.table.entries_open
+
+    asyncio.run(scenario())
+
+
+def test_undo_held_voids_the_last_card_once_and_a_short_press_does_not(table_dir):
+    async def scenario():
+        async with running_table(table_dir) as (daemon, reader, factory):
+            for code in ("5H", "KD"):
+                reader.card(code)
+            await reader.drained()
+            press(factory, 27)  # short: nothing to acknowledge, nothing voided
+            undo = factory.pin(27)
+            undo.drive_low()
+            await until(daemon, lambda t: len(t.pack.exposed) == 1)
+            undo.drive_high()
+            undo.drive_low()  # held again straight away: voids the soda, as asked
+            await until(daemon, lambda t: len(t.pack.exposed) == 0)
+            undo.drive_high()
+            assert daemon.table.pack.counts[13] == 4
+
+    asyncio.run(scenario())
+
+
+def test_a_short_undo_press_acknowledges_the_alarms(table_dir):
+    async def scenario():
+        async with running_table(table_dir) as (daemon, reader, factory):
+            for code in ("5H", "5H"):
+                reader.card(code)
+            await until(daemon, lambda t: t.alarms)
+            press(factory, 27)
+            await until(daemon, lambda t: not t.alarms)
+            assert exposed(daemon.table) == ["5H"]
+
+    asyncio.run(scenario())
+
+
+def test_new_pack_shuffles_only_after_the_hock_and_passes_the_bank(table_dir):
+    with Journal.open(table_dir / "journal.sqlite3") as journal:
+        journal.append(event_to_json(Session(("Ann", "Bob", "Cy"), "Cy")))
+
+    async def scenario():
+        async with running_table(table_dir) as (daemon, reader, factory):
+            press(factory, 22)  # refused: the pack has not been dealt
+            for code in deck(3):
+                reader.card(code)
+            await until(daemon, lambda t: t.pack.complete)
+            assert daemon.table.pack.number == 1
+            press(factory, 22)
+            await until(daemon, lambda t: t.pack.number == 2)
+            assert daemon.table.banker == "Ann"
+
+    asyncio.run(scenario())
+
+
+def test_journal_entries_made_before_start_are_replayed_and_settled(table_dir):
+    with Journal.open(table_dir / "journal.sqlite3") as journal:
+        journal.append(event_to_json(Session(("Ann", "Bob", "Cy"), "Cy")))
+        journal.append(event_to_json(Bet("Ann", 9, 2)))
+        journal.append(event_to_json(Bet("Bob", 13, 2, copper=True)))
+
+    async def scenario():
+        async with running_table(table_dir) as (daemon, reader, _):
+            for code in ("5H", "KD", "9C"):
+                reader.card(code)
+            await until(daemon, lambda t: len(t.pack.exposed) == 3)
+            assert daemon.table.balances == {"Ann": 2, "Bob": 2, "Cy": -4}
+
+    asyncio.run(scenario())
+
+
+def test_the_plain_protocol_reads_a_scanner_and_ignores_a_quick_repeat(tmp_path):
+    write_config(tmp_path, protocol="plain")
+
+    async def scenario():
+        reader = VirtualReader(tmp_path / "reader", heartbeat=None)
+        reader.sender._queue.clear()  # a scanner says no hello
+        async with running_table(tmp_path, reader=reader) as (daemon, reader, _):
+            reader.send_raw(b"5H\r")
+            reader.send_raw(b"KD\rKD\r")  # the scanner fired twice at the same card
+            reader.send_raw(b"xx\r9c\n")
+            await until(daemon, lambda t: len(t.pack.exposed) == 3)
+            assert exposed(daemon.table) == ["5H", "KD", "9C"]
+
+    asyncio.run(scenario())
