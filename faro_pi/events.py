@@ -103,7 +103,9 @@ class Alarm:
 
 @dataclass(slots=True, frozen=True)
 class Clear:
-    """Clears the alarms once the table has dealt with them."""
+    """Clears the alarms (of one kind, if given) once the table has dealt with them."""
+
+    kind: str | None = None
 
 
 Event = Session | CardDrawn | Bet | Remove | Lock | Call | Shuffle | Void | Alarm | Clear
@@ -171,6 +173,13 @@ def _call(obj: dict) -> Call:
     return Call(player, weight, colours=_three(obj, "colours", parse_colour))
 
 
+def _clear(obj: dict) -> Clear:
+    kind = obj.get("kind")
+    if kind is not None and kind not in ALARM_KINDS:
+        raise Refused("alarm", f"an alarm's kind is one of {', '.join(ALARM_KINDS)}")
+    return CLEAR if kind is None else Clear(kind)
+
+
 def _void(obj: dict) -> Void:
     card = obj.get("card")
     return Void(None if card is None else parse_card(card))
@@ -197,7 +206,7 @@ _PARSERS = {
     "shuffle": lambda obj: SHUFFLE,
     "void": _void,
     "alarm": _alarm,
-    "clear": lambda obj: CLEAR,
+    "clear": _clear,
 }
 
 LOCK, SHUFFLE, CLEAR = Lock(), Shuffle(), Clear()
@@ -255,6 +264,6 @@ def event_to_json(event: Event) -> dict[str, Any]:
             return {"type": "lock"}
         case Shuffle():
             return {"type": "shuffle"}
-        case Clear():
-            return {"type": "clear"}
+        case Clear(kind):
+            return {"type": "clear"} if kind is None else {"type": "clear", "kind": kind}
     raise TypeError(f"not an event: {event!r}")

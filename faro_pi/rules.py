@@ -155,6 +155,9 @@ class Table:
         self.dropped: list[Event] = []
         """Events that the last void made inapplicable and took back."""
         self._log: list[Event] = []
+        """The effective events since the pack began, for taking back its last card."""
+        self._pack_start: tuple | None = None
+        """What a void must start again from: the table as the current pack began."""
         self._handlers = {
             CardDrawn: self._card,
             Bet: self._bet,
@@ -427,6 +430,15 @@ class Table:
         self.call_results = ()
         if self.seats:
             self.banker = self.seats[(self.seats.index(self.banker) + 1) % len(self.seats)]
+        self._log = []
+        self._pack_start = (
+            self.pack.number,
+            self.seats,
+            self.banker,
+            dict(self.balances),
+            len(self.pairs),
+            tuple(self.alarms),
+        )
 
     def _void(self, void: Void) -> None:
         exposed = self.pack.exposed
@@ -434,23 +446,37 @@ class Table:
             raise Refused("nothing-to-void", "no card of this pack has been exposed")
         if void.card is not None and void.card is not exposed[-1]:
             raise Refused("void-card", f"the last card is {exposed[-1].code}, not {void.card.code}")
-        # The log holds the effective history, with a bare Void after each rebuild.
-        history = [e for e in self._log if type(e) is not Void]
+        # The log holds this pack's effective events (a bare Void marks each
+        # rebuild); replaying them from the pack's start is the table without
+        # the card. Later entries that no longer fit are dropped, and reported.
+        history = [e for e in self._log if type(e) is not Void and type(e) is not Shuffle]
         at = max(i for i, e in enumerate(history) if type(e) is CardDrawn)
         rebuilt = Table()
+        if self._pack_start is not None:
+            rebuilt._restore(self._pack_start, self.pairs)
         rebuilt.replay(history[:at])
         dropped = [history[at + 1 + i] for i, _ in rebuilt.replay(history[at + 1 :])]
         for name in _STATE:
             setattr(self, name, getattr(rebuilt, name))
         self.dropped = dropped
 
+    def _restore(self, start: tuple, pairs: list[Pair]) -> None:
+        number, self.seats, self.banker, balances, settled, alarms = start
+        self.pack = Pack(number=number)
+        self.balances = dict(balances)
+        self.pairs = pairs[:settled]
+        self.alarms = list(alarms)
+        self._pack_start = start
+
     def _alarm(self, alarm: Alarm) -> None:
         self.alarms.append(alarm)
 
-    def _clear(self, _: Clear) -> None:
-        if not self.alarms:
-            raise Refused("no-alarm", "there is no alarm to clear")
-        self.alarms = []
+    def _clear(self, clear: Clear) -> None:
+        standing = [a for a in self.alarms if clear.kind is not None and a.kind != clear.kind]
+        if len(standing) == len(self.alarms):
+            which = "" if clear.kind is None else f"{clear.kind} "
+            raise Refused("no-alarm", f"there is no {which}alarm to clear")
+        self.alarms = standing
 
 
 _STATE = (
@@ -465,4 +491,5 @@ _STATE = (
     "pairs",
     "call_results",
     "_log",
+    "_pack_start",
 )
