@@ -36,8 +36,9 @@ class Notifier:
             return
         if self._socket is None:
             self._socket = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM | socket.SOCK_CLOEXEC)
-        with contextlib.suppress(OSError):  # the manager went away; the table keeps dealing
-            self._socket.sendto("\n".join(lines).encode(), self._address)
+        # Never wait on the manager: a full queue drops a status line, never a card.
+        with contextlib.suppress(OSError):
+            self._socket.sendto("\n".join(lines).encode(), socket.MSG_DONTWAIT, self._address)
 
     def ready(self, status: str) -> None:
         self.notify("READY=1", f"STATUS={status}")
