@@ -35,6 +35,9 @@ from faro_pi.systemd import Notifier
 
 log = logging.getLogger("faro_pi")
 
+QUIET = 1.0
+"""Seconds without an event before the journal's log is folded back (off the card's path)."""
+
 Watcher = Callable[[Table, Event], None]
 """Told of every applied event, on the loop, after it is journaled; must return quickly."""
 
@@ -87,29 +90,42 @@ class Daemon:
         self.failure: BaseException | None = None
         self.pin_factory = None
         """The gpiozero pin factory the buttons (and outputs) use."""
+        self._quiet: asyncio.TimerHandle | None = None
 
     # -- the one path of change -------------------------------------------------
 
     def submit(
-        self, event: Event, *, link_seq: int | None = None, reading: bool = False
+        self,
+        event: Event,
+        *,
+        link_seq: int | None = None,
+        reading: bool = False,
+        durable: Callable[[], None] | None = None,
     ) -> Refused | None:
         """Apply, journal, publish. Returns the refusal, or None once the event is durable.
 
         A ``reading`` from the shoe that the rules refuse is still journaled
         (as refused, so the reader can be acknowledged) and raises an alarm.
+        ``durable`` is called as soon as the commit returns, before anything
+        is logged or published: the reader's acknowledgement goes out there.
         """
         try:
             self.table.apply(event)
         except Refused as exc:
-            log.warning("refused %s: %s", _short(event), exc)
             if reading:
                 self._journal(event, refused=str(exc), link_seq=link_seq)
-                card = event.card if isinstance(event, CardDrawn) else None
-                self.submit(Alarm("refused", exc.message, card))
             elif link_seq is not None:
                 self.set_link_seq(link_seq)
+            if durable is not None:
+                durable()
+            log.warning("refused %s: %s", _short(event), exc)
+            if reading:
+                card = event.card if isinstance(event, CardDrawn) else None
+                self.submit(Alarm("refused", exc.message, card))
             return exc
         self._journal(event, link_seq=link_seq)
+        if durable is not None:
+            durable()
         if isinstance(event, CardDrawn):
             log.info(describe_card(self.table))
             if self.has_alarm("noread"):
@@ -135,6 +151,20 @@ class Daemon:
             # restart rebuild it from what was really committed.
             self.fail(exc)
             raise
+        self._when_quiet()
+
+    def _when_quiet(self) -> None:
+        """Folds the journal's log back once the table has been still for a moment."""
+        if self._quiet is not None:
+            self._quiet.cancel()
+        self._quiet = asyncio.get_running_loop().call_later(QUIET, self._checkpoint)
+
+    def _checkpoint(self) -> None:
+        self._quiet = None
+        try:
+            self.journal.checkpoint()
+        except JournalError as exc:
+            log.warning("%s", exc)
 
     def set_link_seq(self, seq: int) -> None:
         try:
@@ -174,7 +204,8 @@ class Daemon:
     def status(self) -> str:
         table = self.table
         pack = table.pack
-        text = f"pack {pack.number}, {len(pack.exposed)} cards out, turn {pack.turn}"
+        out = len(pack.exposed)
+        text = f"pack {pack.number}, {out} card{'' if out == 1 else 's'} out, turn {pack.turn}"
         if table.alarms:
             text += f"; alarm: {table.alarms[-1].text}"
         return text
@@ -247,6 +278,8 @@ async def serve(
         log.info("stopping")
         if watchdog is not None:
             watchdog.cancel()
+        if daemon._quiet is not None:
+            daemon._quiet.cancel()
         await port.close()
         for signum in (signal.SIGTERM, signal.SIGINT):
             loop.remove_signal_handler(signum)

@@ -36,7 +36,7 @@ BACKOFF_FIRST, BACKOFF_MAX = 0.1, 2.0
 class Table(Protocol):
     """What the shoe needs of the daemon: submit an event, journal the link alone."""
 
-    def submit(self, event, *, link_seq: int | None = None, reading: bool = False): ...
+    def submit(self, event, *, link_seq=None, reading=False, durable=None): ...
 
     def set_link_seq(self, seq: int) -> None: ...
 
@@ -186,11 +186,17 @@ class Fsp1Shoe:
                 self._frame(frame)
 
     def _frame(self, frame: CardFrame | NoRead | Hello) -> None:
+        def acknowledge() -> None:
+            self.receiver.committed(frame)
+            self.port.write(ack(frame.seq))
+
         decision = self.receiver.decide(frame)
         action = decision.action
         if action is Action.REPEAT:
             log.debug("reader: frame %d repeated; acknowledged again", frame.seq)
+            acknowledge()
         elif action is Action.STALE:
+            acknowledge()
             log.warning(
                 "reader: frame %d is behind the journal (last %s); not applied",
                 frame.seq,
@@ -205,9 +211,9 @@ class Fsp1Shoe:
                     )
                 )
         elif action is Action.HELLO:
-            log.info("reader: hello %r", frame.text)
             self.table.set_link_seq(0)
-            self.receiver.committed(frame)
+            acknowledge()
+            log.info("reader: hello %r", frame.text)
         else:
             if decision.missed:
                 log.warning("reader: %d frame(s) missing before %d", decision.missed, frame.seq)
@@ -219,15 +225,18 @@ class Fsp1Shoe:
                     )
                 )
             if isinstance(frame, CardFrame):
-                self.table.submit(CardDrawn(frame.card, "reader"), link_seq=frame.seq, reading=True)
+                self.table.submit(
+                    CardDrawn(frame.card, "reader"),
+                    link_seq=frame.seq,
+                    reading=True,
+                    durable=acknowledge,
+                )
             else:
-                log.warning("reader: a card passed unread")
                 self.table.submit(
                     Alarm("noread", "a card passed unread: re-feed it or enter it by hand"),
                     link_seq=frame.seq,
+                    durable=acknowledge,
                 )
-            self.receiver.committed(frame)
-        self.port.write(ack(frame.seq))
 
     def close(self) -> None:
         if self._silence is not None:

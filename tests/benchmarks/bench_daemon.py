@@ -1,0 +1,164 @@
+"""The daemon as it runs at the table: a child process on a pseudo-terminal.
+
+Prints: card frame to acknowledgement (median, p99) beside a bare 64-byte
+write+fsync on the same disk (the floor of a durable acknowledgement);
+start-up to READY=1, empty and with a 10,000-event journal; idle CPU; and
+resident memory after a pack.
+"""
+
+from __future__ import annotations
+
+import os
+import pty
+import random
+import select
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import tty
+from pathlib import Path
+
+from faro_pi.cards import DECK
+from faro_pi.demo import play
+from faro_pi.events import event_to_json
+from faro_pi.fsp1 import CardFrame, FrameParser, Hello
+from faro_pi.journal import Journal
+from tests.benchmarks.figures import percentile, report
+from tests.conftest import write_config
+
+RUNS = 10
+PACE = 0.02
+"""Seconds between cards; a fast dealer needs about half a second a card."""
+
+
+class Child:
+    """``faro-pi run`` on a fresh pty, with a notify socket to hear READY=1."""
+
+    def __init__(self, folder: Path):
+        self.folder = folder
+        self.master, self.slave = pty.openpty()
+        tty.setraw(self.slave)
+        link = folder / "reader"
+        if link.is_symlink():
+            link.unlink()
+        link.symlink_to(os.ttyname(self.slave))
+        self.notify = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+        sock = folder / f"notify-{time.monotonic_ns()}"
+        self.notify.bind(str(sock))
+        env = {**os.environ, "NOTIFY_SOCKET": str(sock)}
+        self.started = time.perf_counter()
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "faro_pi.cli", "run", "--config", str(folder / "config.toml")],
+            env=env,
+            stderr=None if os.environ.get("BENCH_DEBUG") else subprocess.DEVNULL,
+        )
+        while b"READY=1" not in self.notify.recv(4096):
+            pass
+        self.ready_after = time.perf_counter() - self.started
+        self.parser = FrameParser(to_reader=True)
+
+    def exchange(self, frame: bytes) -> float:
+        """Writes a frame, as the reader does every 200 ms until it is acknowledged.
+
+        Returns the seconds from the last write of the frame to its acknowledgement.
+        """
+        while True:
+            os.write(self.master, frame)
+            start = time.perf_counter()
+            while select.select([self.master], [], [], 0.2)[0]:
+                if self.parser.feed(os.read(self.master, 256)):
+                    return time.perf_counter() - start
+
+    def cpu_seconds(self) -> float:
+        fields = Path(f"/proc/{self.proc.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+    def rss_mib(self) -> float:
+        for line in Path(f"/proc/{self.proc.pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+        return float("nan")
+
+    def stop(self) -> None:
+        self.proc.terminate()
+        self.proc.wait()
+        os.close(self.master)
+        os.close(self.slave)
+        self.notify.close()
+
+
+class FsyncProbe:
+    """A bare 64-byte append and fsync on the journal's disk: a durable write's floor."""
+
+    def __init__(self, folder: Path):
+        self.fd = os.open(folder / "fsync-probe", os.O_WRONLY | os.O_CREAT | os.O_APPEND)
+        self.times: list[float] = []
+
+    def sample(self) -> None:
+        start = time.perf_counter()
+        os.write(self.fd, b"x" * 64)
+        os.fsync(self.fd)
+        self.times.append(time.perf_counter() - start)
+
+    def close(self) -> None:
+        os.close(self.fd)
+
+
+def main() -> None:
+    acks, ready, idle, rss = [], [], [], []
+    rng = random.Random(7)
+    with tempfile.TemporaryDirectory(dir=Path.cwd()) as where:
+        base = Path(where)
+        floor = FsyncProbe(base)
+        for run in range(RUNS):
+            folder = base / f"run{run}"
+            folder.mkdir()
+            write_config(folder)
+            child = Child(folder)
+            ready.append(child.ready_after)
+            child.exchange(Hello(0, "bench").to_bytes())
+            cpu0, t0 = child.cpu_seconds(), time.perf_counter()
+            time.sleep(2.0)  # measuring idleness: nothing to await
+            idle.append((child.cpu_seconds() - cpu0) / (time.perf_counter() - t0))
+            deck = list(DECK)
+            rng.shuffle(deck)
+            for seq, card in enumerate(deck, start=1):
+                # At a dealer's pace, a probe between cards: both see the disk alike.
+                time.sleep(PACE)
+                floor.sample()
+                time.sleep(PACE)
+                acks.append(child.exchange(CardFrame(seq, card).to_bytes()))
+            rss.append(child.rss_mib())
+            child.stop()
+        floor.close()
+
+        big = base / "big"
+        big.mkdir()
+        write_config(big)
+        with Journal.open(big / "journal.sqlite3") as journal:
+            events = play(random.Random(1), ("Ann", "Bob", "Cy", "Dee", "Eve"), packs=60)
+            for i, event in enumerate(events):
+                if i == 10_000:
+                    break
+                journal.append(event_to_json(event))
+        restarts = []
+        for _ in range(5):
+            child = Child(big)
+            restarts.append(child.ready_after)
+            child.stop()
+
+    print(f"\ndaemon on a pty, {RUNS} fresh journals, one pack each")
+    report("card frame to its acknowledgement", acks)
+    report("bare 64-byte write + fsync, same disk and pace", floor.times)
+    ratio = percentile(acks, 99) / percentile(floor.times, 99)
+    print(f"{'':<48} ack p99 / fsync p99 = {ratio:.2f}")
+    report("start-up to READY=1, new journal", ready, "ms", 1e3)
+    report("start-up to READY=1, 10,000-event journal", restarts, "ms", 1e3)
+    report("idle CPU, share of one core", idle, "%", 100)
+    print(f"{'resident memory after a pack':<48} median {sorted(rss)[len(rss) // 2]:9.1f} MiB")
+
+
+if __name__ == "__main__":
+    main()
