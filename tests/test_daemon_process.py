@@ -445,8 +445,9 @@ def overwritten_page(path: Path) -> None:
         journal._db.execute("COMMIT")
     data = bytearray(path.read_bytes())
     page = int.from_bytes(data[16:18], "big")
-    middle = len(data) // page // 2 * page
-    data[middle : middle + page] = random.Random(6).randbytes(page)
+    events = data.index(b'"type":"bet"', len(data) // 3)  # a page that holds events
+    start = events // page * page
+    data[start : start + page] = random.Random(6).randbytes(page)
     path.write_bytes(bytes(data))
 
 
