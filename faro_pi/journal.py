@@ -7,10 +7,10 @@ write-ahead log is fsynced before the COMMIT returns, and a torn tail of the
 log is discarded whole on the next open, never half a row.
 
 Refused readings are journalled too, with the refusal, for the record. The
-shoe link's resume point (the last reader frame applied) lives in the same
-file and moves in the same transaction as the event its frame produced, so
-after a restart the link resumes right after the last frame whose event is on
-disk.
+shoe link's resume point (the last reader frame applied) is written in the
+very row of the event its frame produced, so after a restart the link resumes
+right after the last frame whose event is on disk. A reader's hello, which
+has no event, moves it through the one-row ``link`` table instead.
 
 A journal that can't be read as ours is reported, never reset: faro-pi does
 not delete, truncate or recreate an existing file. A 0-byte file is taken as a
@@ -49,7 +49,8 @@ CREATE TABLE events (
     id INTEGER PRIMARY KEY,
     at REAL NOT NULL,
     event TEXT NOT NULL,
-    refused TEXT
+    refused TEXT,
+    seq INTEGER CHECK (seq IS NULL OR typeof(seq) = 'integer')
 );
 CREATE TRIGGER events_no_update BEFORE UPDATE ON events
 BEGIN SELECT RAISE(ABORT, 'the journal is append-only'); END;
@@ -57,9 +58,10 @@ CREATE TRIGGER events_no_delete BEFORE DELETE ON events
 BEGIN SELECT RAISE(ABORT, 'the journal is append-only'); END;
 CREATE TABLE link (
     one INTEGER PRIMARY KEY CHECK (one = 1),
-    seq INTEGER CHECK (seq IS NULL OR typeof(seq) = 'integer')
+    seq INTEGER CHECK (seq IS NULL OR typeof(seq) = 'integer'),
+    after INTEGER
 );
-INSERT INTO link (one, seq) VALUES (1, NULL);
+INSERT INTO link (one, seq, after) VALUES (1, NULL, 0);
 CREATE TABLE room (pad BLOB);
 PRAGMA application_id = {APPLICATION_ID};
 PRAGMA user_version = {SCHEMA_VERSION};
@@ -72,8 +74,9 @@ LOG_ROOM = 1 << 20
 CHECKPOINT_AFTER = 2000
 """Appends without an idle moment after which an append folds the log back itself."""
 
-_INSERT = "INSERT INTO events (at, event, refused) VALUES (?, ?, ?)"
-_SET_LINK = "UPDATE link SET seq = ?"
+_INSERT = "INSERT INTO events (at, event, refused, seq) VALUES (?, ?, ?, ?)"
+_SET_LINK = "UPDATE link SET seq = ?, after = (SELECT coalesce(max(id), 0) FROM events)"
+_LAST_FRAME = "SELECT id, seq FROM events WHERE seq IS NOT NULL ORDER BY id DESC LIMIT 1"
 _SQLITE_MAGIC = b"SQLite format 3\x00"
 _ADVICE = (
     "move it aside and restore a backup or start a new journal; faro-pi never overwrites a journal"
@@ -162,27 +165,16 @@ class Journal:
         """Journals ``event`` and returns its id once it is durably committed.
 
         ``link_seq``, when given, becomes the shoe link's resume point in the
-        same transaction, so the frame and its event are both on disk or neither.
+        same row, so the frame and its event are both on disk or neither.
         """
         text = _encoder.encode(event if isinstance(event, dict) else event_to_json(event))
-        row = (time.time() if at is None else at, text, refused)
-        db = self._db
+        row = (time.time() if at is None else at, text, refused, link_seq)
         self._since_checkpoint += 1
         if self._since_checkpoint > CHECKPOINT_AFTER:
             self.checkpoint()
         try:
-            if link_seq is None:
-                return db.execute(_INSERT, row).lastrowid
-            db.execute("BEGIN")
-            try:
-                rowid = db.execute(_INSERT, row).lastrowid
-                db.execute(_SET_LINK, (link_seq,))
-                db.execute("COMMIT")
-            except BaseException:
-                if db.in_transaction:
-                    db.execute("ROLLBACK")
-                raise
-            return rowid
+            # One row, one statement, one page: the frame rides in its event's row.
+            return self._db.execute(_INSERT, row).lastrowid
         except sqlite3.Error as exc:
             raise JournalError(
                 f"{self.path}: cannot append, the event is not journalled: {exc}"
@@ -213,7 +205,11 @@ class Journal:
     @property
     def link_seq(self) -> int | None:
         """The last reader frame applied, or None when the link starts afresh."""
-        return self._read("SELECT seq FROM link").fetchone()[0]
+        frame = self._read(_LAST_FRAME).fetchone()
+        seq, after = self._read("SELECT seq, after FROM link").fetchone()
+        if frame is None or after >= frame[0]:
+            return seq
+        return frame[1]
 
     def count(self) -> int:
         return self._read("SELECT count(*) FROM events").fetchone()[0]
