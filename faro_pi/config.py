@@ -198,9 +198,9 @@ SCHEMA: dict[str, Section] = {
                           low=0, high=1),
     }),
     "display": Section(DisplayConfig, {
-        "driver": Key(str, "none",
-                      "Status display chip; `none` means no display, `dummy` draws nowhere.",
-                      choices=("none", "dummy")),
+        "driver": Key(str, "ssd1306",
+                      "OLED controller; `none` means no display, `dummy` draws nowhere.",
+                      choices=("ssd1306", "sh1106", "dummy", "none")),
         "i2c_port": Key(int, 1, "I²C bus of the display (`/dev/i2c-N`).", low=0),
         "i2c_address": Key(int, 0x3C, "I²C address of the display.",
                            low=0x08, high=0x77, hex=True),

@@ -32,6 +32,9 @@ undo_hold = 0.3
 [leds]
 driver = "none"
 
+[display]
+driver = "none"
+
 [console]
 enabled = false
 """

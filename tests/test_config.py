@@ -47,7 +47,7 @@ def test_defaults():
     assert (config.buttons.signal, config.buttons.undo, config.buttons.new_pack) == (17, 27, 22)
     assert (config.buttons.bounce, config.buttons.undo_hold) == (0.03, 1.5)
     assert config.leds == type(config.leds)("74hc595", 10, 11, 8, 18, 1.0)
-    assert config.display == type(config.display)("none", 1, 0x3C, 0)
+    assert config.display == type(config.display)("ssd1306", 1, 0x3C, 0)
     assert config.console == type(config.console)(True, "127.0.0.1", 8077, None)
     assert config.log.verbose is False
 
@@ -165,7 +165,7 @@ MISTAKES = [
     # outside the allowed values
     (M + 'protocol = "fsp2"\n', "reader.protocol", '"fsp2" is not one of "fsp1", "plain"'),
     (M + "baud = 11520\n", "reader.baud", "11520 is not one of 9600, 19200"),
-    (M + '[display]\ndriver = "ssd1306"\n', "display.driver", 'is not one of "none", "dummy"'),
+    (M + '[display]\ndriver = "ssd1305"\n', "display.driver", 'is not one of "ssd1306", "sh1106"'),
     (M + "[display]\nrotate = 4\n", "display.rotate", "4 is not one of 0, 1, 2, 3"),
     (M + '[gpio]\npin_factory = "pigpio"\n', "gpio.pin_factory", '"pigpio" is not one of "lgpio"'),
     (M + "heartbeat_timeout = 0\n", "reader.heartbeat_timeout", "0.0 is out of range (> 0)"),
