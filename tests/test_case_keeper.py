@@ -1,0 +1,601 @@
+"""The case keeper's LEDs, read back from the pins by a virtual chain of 74HC595s."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import logging
+import random
+
+import pytest
+from gpiozero import Button, DigitalOutputDevice
+from gpiozero.pins.mock import MockFactory
+from hypothesis import given
+from hypothesis import strategies as st
+
+from faro_pi.cards import DECK, RANKS, SUITS, parse_card
+from faro_pi.case_keeper import (
+    STILL,
+    CaseKeeper,
+    Signal,
+    cells,
+    column,
+    frame_at,
+    signal_for,
+    steady_frame,
+)
+from faro_pi.config import LedsConfig
+from faro_pi.events import Alarm, Bet, CardDrawn, Clear, Lock, Session, Shuffle, Void
+from faro_pi.rules import Table
+from faro_pi.virtual_chain import VirtualChain, watched_factory
+from faro_pi.wiring import (
+    ALL_LIT,
+    CASE_KEEPER,
+    CHAIN,
+    OUTPUTS,
+    PLACES,
+    REGISTERS,
+    ROLES,
+    SHIFT_ORDER,
+    SPARE,
+    bytes_frame,
+    frame_bytes,
+    grid,
+    outputs_frame,
+)
+
+LEDS = LedsConfig(driver="74hc595", data=10, clock=11, latch=8, enable=18, brightness=1.0)
+TINY = 0.002
+"""Seconds per phase in the tests that let the timers run."""
+LONG = 60.0
+"""Seconds per phase in the tests that must see phase 0 only."""
+
+
+def deal(seed: int = 7) -> list:
+    pack = list(DECK)
+    random.Random(seed).shuffle(pack)
+    return pack
+
+
+def expected(exposed) -> int:
+    """The case worked out here, from the cards dealt: lit = not yet exposed."""
+    return sum(1 << i for i, card in enumerate(DECK) if card not in exposed)
+
+
+@contextlib.contextmanager
+def keeper_on(config: LedsConfig = LEDS, tick: float = TINY):
+    factory, chain = watched_factory(config)
+    keeper = CaseKeeper(config, factory, tick=tick)
+    try:
+        yield keeper, chain, factory
+    finally:
+        keeper.close()
+        factory.close()
+
+
+async def latched(chain: VirtualChain, frame: int, timeout: float = 5.0) -> list[str]:
+    """Waits for the chain to latch ``frame``; returns the grid it showed at that edge."""
+    if chain.latched and chain.latched[-1].frame == frame and chain.brightness > 0:
+        return chain.grid()
+    seen: asyncio.Future = asyncio.get_running_loop().create_future()
+
+    def check(latch):
+        if latch.frame == frame and not seen.done():
+            seen.set_result(chain.grid())
+
+    chain.when_latched = check
+    try:
+        async with asyncio.timeout(timeout):
+            return await seen
+    finally:
+        chain.when_latched = None
+
+
+async def latches(chain: VirtualChain, count: int, timeout: float = 5.0) -> list[int]:
+    """Waits for ``count`` more latches; returns their frames."""
+    frames: list[int] = []
+    enough: asyncio.Future = asyncio.get_running_loop().create_future()
+
+    def add(latch):
+        frames.append(latch.frame)
+        if len(frames) == count and not enough.done():
+            enough.set_result(None)
+
+    chain.when_latched = add
+    try:
+        async with asyncio.timeout(timeout):
+            await enough
+    finally:
+        chain.when_latched = None
+    return frames[:count]
+
+
+async def quiet(keeper: CaseKeeper, timeout: float = 5.0) -> None:
+    """Waits (a phase at a time) until no signal is stepping."""
+    async with asyncio.timeout(timeout):
+        while keeper.blinking:
+            await asyncio.sleep(keeper.tick)
+
+
+def card_event(table: Table, card) -> CardDrawn:
+    event = CardDrawn(card)
+    table.apply(event)
+    return event
+
+
+# -- the wiring table -----------------------------------------------------------
+
+
+def test_the_wiring_is_a_bijection_between_cards_and_register_outputs():
+    assert list(CASE_KEEPER) == list(RANKS)
+    assert all(len(places) == len(SUITS) for places in CASE_KEEPER.values())
+    assert len(PLACES) == len(DECK) == 52
+    assert len(set(PLACES)) == 52
+    every = {(register, q) for register in range(REGISTERS) for q in range(OUTPUTS)}
+    assert set(PLACES) | set(SPARE) == every
+    assert not set(PLACES) & set(SPARE)
+    assert len(every) == CHAIN == 56
+
+
+def test_each_register_drives_two_neighbouring_columns():
+    for rank in range(1, 14):
+        registers = {PLACES[DECK.index(card)][0] for card in DECK if card.rank == rank}
+        assert registers == {(rank - 1) // 2}
+
+
+def test_the_shift_order_starts_at_the_far_end_of_the_chain():
+    assert SHIFT_ORDER[0] == (6, 7)
+    assert SHIFT_ORDER[-1] == (0, 0)
+    assert sorted(SHIFT_ORDER) == sorted(PLACES + SPARE)
+    ace, king = parse_card("AS"), parse_card("KC")
+    assert frame_bytes(1 << ace.index) == bytes([0, 0, 0, 0, 0, 0, 0b0000_0001])
+    assert frame_bytes(1 << king.index) == bytes([0b0000_1000, 0, 0, 0, 0, 0, 0])
+
+
+def test_the_roles_name_the_config_keys():
+    assert [role.key for role in ROLES] == ["data", "clock", "latch", "enable"]
+    assert all(role.key in LedsConfig.__dataclass_fields__ for role in ROLES)
+    assert [role.signal for role in ROLES] == ["SER", "SRCLK", "RCLK", "OE"]
+
+
+@given(st.integers(min_value=0, max_value=ALL_LIT))
+def test_a_frame_survives_the_bytes(frame):
+    data = frame_bytes(frame)
+    assert len(data) == REGISTERS
+    assert bytes_frame(data) == frame
+    lit = [bool(frame >> i & 1) for i in range(52)]
+    assert frame_bytes(lit) == data
+
+
+def test_the_spare_outputs_light_nothing():
+    assert frame_bytes(ALL_LIT)[0] == 0b0000_1111  # register 6: Q0..Q3 only
+    assert bytes_frame(bytes([0xFF] * 7)) == ALL_LIT
+    assert outputs_frame(sum(1 << (r * 8 + q) for r, q in SPARE)) == 0
+
+
+def test_a_frame_reads_as_the_grid():
+    assert grid(ALL_LIT) == ["1" * 13] * 4
+    assert (
+        grid(1 << parse_card("10H").index) == ["0" * 13, "0" * 9 + "1" + "0" * 3] + ["0" * 13] * 2
+    )
+    with pytest.raises(ValueError):
+        frame_bytes([True] * 51)
+
+
+# -- the virtual chain against the datasheet -----------------------------------------
+
+
+def test_the_chain_shifts_on_srclk_and_shows_on_rclk():
+    factory, chain = watched_factory(LEDS)
+    ser = DigitalOutputDevice(10, pin_factory=factory)
+    srclk = DigitalOutputDevice(11, pin_factory=factory)
+    rclk = DigitalOutputDevice(8, initial_value=True, pin_factory=factory)
+
+    def shift(bits):
+        for bit in bits:
+            ser.value = bit
+            srclk.on()
+            srclk.off()
+
+    rclk.off()
+    shift([1])
+    assert chain.outputs is None  # shifted, not latched
+    rclk.on()
+    assert chain.outputs == 1  # register 0, Q0
+    rclk.off()
+    shift([0] * 55)
+    rclk.on()
+    assert chain.outputs == 1 << 55  # pushed along to register 6, Q7
+    assert [latch.bits for latch in chain.latched] == [1, 55]
+    factory.close()
+
+
+def test_the_chain_is_blank_until_oe_goes_low():
+    factory, chain = watched_factory(LEDS)
+    assert chain.brightness == 0  # OE pulled up on the board
+    assert chain.grid() == ["0" * 13] * 4
+    enable = DigitalOutputDevice(18, active_high=False, pin_factory=factory)
+    assert chain.brightness == 0
+    enable.on()
+    assert chain.brightness == 1
+    assert chain.lit_unlatched  # power-up garbage would show: nothing latched yet
+    factory.close()
+
+
+def test_buttons_still_press_on_a_watched_factory():
+    factory, _ = watched_factory(LEDS)
+    button = Button(17, pin_factory=factory)
+    factory.pin(17).drive_low()
+    assert button.is_pressed
+    factory.pin(17).drive_high()
+    assert not button.is_pressed
+    factory.close()
+
+
+# -- the steady frame and the signals, without time ------------------------------------
+
+
+def test_the_steady_frame_is_the_case():
+    table = Table()
+    assert steady_frame(table) == ALL_LIT
+    pack = deal()
+    for n, card in enumerate(pack, 1):
+        table.apply(CardDrawn(card))
+        assert steady_frame(table) == expected(pack[:n])
+    for rank in range(1, 14):
+        assert bin(steady_frame(table) & column(rank)).count("1") == 0
+    table.apply(Shuffle())
+    assert steady_frame(table) == ALL_LIT
+
+
+def test_a_columns_lit_leds_are_its_case_count():
+    table = Table()
+    for card in deal(3)[:30]:
+        table.apply(CardDrawn(card))
+        frame = steady_frame(table)
+        for rank in range(1, 14):
+            assert bin(frame & column(rank)).count("1") == table.pack.counts[rank]
+
+
+def test_no_signal_shows_the_steady_frame():
+    assert frame_at(0b1011, STILL, 0) == 0b1011
+    assert frame_at(0b1011, STILL, 99) == 0b1011
+    assert not STILL.running(0)
+
+
+def test_a_pair_blinks_three_times_then_rests():
+    table = Table()
+    pack = deal()
+    table.apply(CardDrawn(pack[0]))
+    assert signal_for(table, CardDrawn(pack[0])) == STILL  # the soda settles nothing
+    table.apply(CardDrawn(pack[1]))
+    assert signal_for(table, CardDrawn(pack[1])) == STILL  # a loser alone
+    table.apply(CardDrawn(pack[2]))
+    signal = signal_for(table, CardDrawn(pack[2]))
+    steady = steady_frame(table)
+    pair = cells(pack[1:3])
+    shown = [frame_at(steady, signal, phase) for phase in range(14)]
+    lit = [frame == steady | pair for frame in shown]
+    assert lit == [False, False, True, True] * 3 + [False, False]  # the case shows first
+    assert all(frame in (steady, steady | pair) for frame in shown)
+    assert signal.running(11) and not signal.running(12)
+    assert not pair & steady  # the pair is dark in the case: a blink lights it
+
+
+def test_an_alarm_blinks_its_cards_column_until_cleared():
+    table = Table()
+    pack = deal()
+    for card in pack[:5]:
+        table.apply(CardDrawn(card))
+    refused = Alarm("refused", "duplicate", pack[0])
+    table.apply(refused)
+    signal = signal_for(table, refused)
+    steady = steady_frame(table)
+    assert signal.once == ()
+    assert {signal.mask(phase) for phase in range(100)} == {0, column(pack[0].rank)}
+    assert all(signal.running(phase) for phase in range(100))
+    assert frame_at(steady, signal, 0) == steady  # the case shows first
+    assert frame_at(steady, signal, 2) == steady ^ column(pack[0].rank)
+    table.apply(Clear())
+    assert signal_for(table, Clear()) == STILL
+
+
+def test_an_alarm_without_a_card_blinks_the_last_cards_column():
+    table = Table()
+    table.apply(Alarm("lost", "silent"))
+    assert signal_for(table, None).loop[2] == ALL_LIT  # before the soda: the whole grid
+    table.apply(Clear())
+    pack = deal()
+    for card in pack[:4]:
+        table.apply(CardDrawn(card))
+    table.apply(Alarm("noread", "passed unread"))
+    assert set(signal_for(table, None).loop) == {0, column(pack[3].rank)}
+
+
+def test_the_last_three_blink_slowly():
+    table = Table()
+    pack = deal()
+    for card in pack[:49]:
+        table.apply(CardDrawn(card))
+    signal = signal_for(table, CardDrawn(pack[48]))
+    assert signal.once  # card 49 is a pair's winner: its blink comes first
+    left = cells(pack[49:])
+    assert bin(left).count("1") == 3
+    assert set(signal.loop) == {0, left}
+    assert len(signal.loop) > len(signal_for(_alarmed(), None).loop)  # slower than an alarm
+    steady = steady_frame(table)
+    assert steady == left
+    start = len(signal.once)
+    assert frame_at(steady, signal, start) == left  # the three stay lit a while...
+    assert frame_at(steady, signal, start + len(signal.loop) - 1) == 0  # ...then go dark
+
+
+def _alarmed() -> Table:
+    table = Table()
+    table.apply(Alarm("gap", "missing"))
+    return table
+
+
+def test_an_alarm_outranks_the_last_three():
+    table = Table()
+    pack = deal()
+    for card in pack[:49]:
+        table.apply(CardDrawn(card))
+    table.apply(Alarm("refused", "dup", pack[0]))
+    assert set(signal_for(table, None).loop) == {0, column(pack[0].rank)}
+
+
+def test_the_hock_sweeps_the_grid_column_by_column():
+    table = Table()
+    for card in deal():
+        table.apply(CardDrawn(card))
+    signal = signal_for(table, CardDrawn(table.pack.exposed[-1]))
+    assert steady_frame(table) == 0
+    shown = [frame_at(0, signal, phase) for phase in range(15)]
+    assert shown == [0] + [column(rank) for rank in range(1, 14)] + [0]
+    assert sum(shown) == ALL_LIT
+    assert not signal.running(14)
+
+
+def test_a_signal_is_data():
+    signal = Signal((1, 2), (4,))
+    assert [signal.mask(p) for p in range(5)] == [1, 2, 4, 4, 4]
+    assert Signal((1,)).mask(1) == 0
+
+
+# -- the keeper on mock pins, read back by the chain ----------------------------------------
+
+
+def test_the_leds_stay_blank_until_the_first_latch():
+    with keeper_on() as (keeper, chain, factory):
+        assert chain.latches == keeper.latches == 0
+        assert chain.brightness == 0
+        assert factory.pin(18).state  # OE high
+        asyncio.run(_show_once(keeper, Table()))
+        assert chain.latches == keeper.latches == 1
+        assert chain.brightness == 1
+        assert not chain.lit_unlatched
+        assert chain.grid() == ["1" * 13] * 4
+
+
+async def _show_once(keeper, table, event=None):
+    keeper.show(table, event)
+
+
+def test_every_card_of_a_pack_latches_one_whole_frame():
+    """Phase 0 only (the timers never fire): one latch per card, each a whole frame."""
+
+    async def scenario():
+        with keeper_on(tick=LONG) as (keeper, chain, _):
+            table = Table()
+            keeper.show(table)
+            pack = deal(11)
+            for n, card in enumerate(pack, 1):
+                before = chain.latches
+                event = card_event(table, card)
+                keeper.show(table, event)
+                assert chain.latches == before + 1 == keeper.latches
+                case = expected(pack[:n])
+                assert keeper.steady == case
+                assert chain.latched[-1].frame == frame_at(case, keeper.signal, 0)
+                if keeper.signal.mask(0) == 0:
+                    assert chain.frame == case
+            assert all(latch.bits == CHAIN for latch in chain.latched)
+
+    asyncio.run(scenario())
+
+
+def test_a_whole_pack_shows_its_case_after_every_card():
+    """The timers run: after each card the chain latches the case worked out here."""
+
+    async def scenario():
+        with keeper_on() as (keeper, chain, _):
+            table = Table()
+            keeper.show(table)
+            for pack_number, seed in enumerate((1, 2), 1):
+                pack = deal(seed)
+                for n, card in enumerate(pack, 1):
+                    keeper.show(table, card_event(table, card))
+                    shown = await latched(chain, expected(pack[:n]))
+                    assert shown == grid(expected(pack[:n]))
+                await quiet(keeper)
+                assert chain.grid() == ["0" * 13] * 4
+                table.apply(Shuffle())
+                keeper.show(table, Shuffle())
+                assert chain.grid() == ["1" * 13] * 4
+                assert table.pack.number == pack_number + 1
+            frames = [latch.frame for latch in chain.latched]
+            assert all(a != b for a, b in itertools.pairwise(frames))  # a latch is a change
+            assert all(latch.bits == CHAIN for latch in chain.latched)
+            assert chain.latches == keeper.latches
+
+    asyncio.run(scenario())
+
+
+def test_a_pair_flashes_three_times_on_the_pins():
+    async def scenario():
+        with keeper_on() as (keeper, chain, _):
+            table = Table()
+            pack = deal()
+            for card in pack[:2]:
+                keeper.show(table, card_event(table, card))
+            before = chain.latches
+            keeper.show(table, card_event(table, pack[2]))
+            await quiet(keeper)
+            case, pair = expected(pack[:3]), cells(pack[1:3])
+            frames = [latch.frame for latch in chain.latched[before:]]
+            assert frames == [case, case | pair] * 3 + [case]  # only the changes are latched
+            assert chain.frame == case
+
+    asyncio.run(scenario())
+
+
+def test_an_alarm_blinks_on_the_pins_until_cleared():
+    async def scenario():
+        with keeper_on() as (keeper, chain, _):
+            table = Table()
+            pack = deal()
+            for card in pack[:6]:
+                keeper.show(table, card_event(table, card))
+            alarm = Alarm("refused", "KD was already exposed", pack[1])
+            table.apply(alarm)
+            keeper.show(table, alarm)
+            case = expected(pack[:6])
+            frames = [chain.latched[-1].frame, *await latches(chain, 6)]
+            blink = case ^ column(pack[1].rank)
+            assert frames == [case, blink] * 3 + [case]
+            assert keeper.blinking
+            table.apply(Clear())
+            keeper.show(table, Clear())
+            await latched(chain, case)
+            await quiet(keeper)
+            assert chain.frame == case
+
+    asyncio.run(scenario())
+
+
+def test_the_last_three_blink_on_the_pins_and_the_hock_sweeps():
+    async def scenario():
+        with keeper_on() as (keeper, chain, _):
+            table = Table()
+            pack = deal(5)
+            for card in pack[:49]:
+                keeper.show(table, card_event(table, card))
+            left = cells(pack[49:])
+            await latched(chain, 0)  # the three go dark...
+            await latched(chain, left)  # ...and come back, again and again
+            await latched(chain, 0)
+            await latched(chain, left)
+            assert keeper.blinking
+            for card in pack[49:51]:
+                keeper.show(table, card_event(table, card))
+            before = chain.latches
+            keeper.show(table, card_event(table, pack[51]))
+            await quiet(keeper)
+            frames = [latch.frame for latch in chain.latched[before:]]
+            assert frames == [0] + [column(rank) for rank in range(1, 14)] + [0]
+
+    asyncio.run(scenario())
+
+
+def test_bets_and_locks_leave_the_leds_alone():
+    async def scenario():
+        with keeper_on(tick=LONG) as (keeper, chain, _):
+            table = Table()
+            keeper.show(table)
+            for event in (Session(("Ann", "Bob"), "Bob"), Bet("Ann", 9, 2), Lock()):
+                table.apply(event)
+                keeper.show(table, event)
+            assert chain.latches == keeper.latches == 1
+            keeper.show(table)  # nothing has changed: nothing to latch
+            assert chain.latches == 1
+
+    asyncio.run(scenario())
+
+
+def test_a_void_relights_the_card():
+    async def scenario():
+        with keeper_on(tick=LONG) as (keeper, chain, _):
+            table = Table()
+            pack = deal()
+            for card in pack[:4]:
+                keeper.show(table, card_event(table, card))
+            void = Void(pack[3])
+            table.apply(void)
+            keeper.show(table, void)
+            assert chain.frame == expected(pack[:3])
+            assert not keeper.blinking
+
+    asyncio.run(scenario())
+
+
+def test_a_restarted_keeper_shows_the_table_as_it_stands():
+    async def scenario():
+        table = Table()
+        pack = deal()
+        for card in pack[:20]:
+            table.apply(CardDrawn(card))
+        with keeper_on() as (keeper, chain, _):
+            keeper.show(table)
+            assert chain.grid() == grid(expected(pack[:20]))
+            assert not keeper.blinking
+
+    asyncio.run(scenario())
+
+
+def test_brightness_is_oes_duty_cycle():
+    dim = LedsConfig("74hc595", 10, 11, 8, 18, 0.25)
+    with keeper_on(dim) as (keeper, chain, factory):
+        assert chain.brightness == 0
+        asyncio.run(_show_once(keeper, Table()))
+        assert chain.brightness == pytest.approx(0.25)
+        assert factory.pin(18).state == pytest.approx(0.75)  # active low
+        assert factory.pin(18).frequency > 0
+    assert chain.brightness == 0  # closed: OE back to its pull-up
+
+
+def test_a_pin_without_pwm_lights_at_full_brightness(caplog):
+    dim = LedsConfig("74hc595", 10, 11, 8, 18, 0.5)
+    factory = MockFactory()
+    with caplog.at_level(logging.WARNING, logger="faro_pi"):
+        keeper = CaseKeeper(dim, factory, tick=LONG)
+    assert "no PWM" in caplog.text
+    assert factory.pin(18).state  # blank
+    asyncio.run(_show_once(keeper, Table()))
+    assert not factory.pin(18).state
+    keeper.close()
+    factory.close()
+
+
+def test_without_an_enable_pin_the_frames_still_arrive():
+    tied = LedsConfig("74hc595", 10, 11, 8, None, 1.0)
+    with keeper_on(tied, tick=LONG) as (keeper, chain, _):
+        asyncio.run(_show_once(keeper, Table()))
+        assert chain.brightness == 1
+        assert chain.grid() == ["1" * 13] * 4
+
+
+def test_other_pins_follow_the_config():
+    moved = LedsConfig("74hc595", 5, 6, 13, 19, 1.0)
+    with keeper_on(moved, tick=LONG) as (keeper, chain, _):
+        table = Table()
+        table.apply(CardDrawn(parse_card("QH")))
+        asyncio.run(_show_once(keeper, table))
+        assert chain.grid()[1] == "111111111110" + "1"
+
+
+def test_close_stops_the_blinking():
+    async def scenario():
+        with keeper_on() as (keeper, chain, _):
+            table = Table()
+            table.apply(Alarm("lost", "silent"))
+            keeper.show(table, table.alarms[0])
+            assert keeper.blinking
+            keeper.close()
+            assert not keeper.blinking
+            count = chain.latches
+            keeper.show(table, Clear())  # a closed keeper ignores the table
+            assert chain.latches == count
+
+    asyncio.run(scenario())
