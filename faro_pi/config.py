@@ -204,7 +204,8 @@ SCHEMA: dict[str, Section] = {
         "i2c_port": Key(int, 1, "I²C bus of the display (`/dev/i2c-N`).", low=0),
         "i2c_address": Key(int, 0x3C, "I²C address of the display.",
                            low=0x08, high=0x77, hex=True),
-        "rotate": Key(int, 0, "Display rotation in quarter turns.", choices=(0, 1, 2, 3)),
+        "rotate": Key(int, 0, "Display rotation in quarter turns: 0, or 2 if mounted upside down.",
+                      choices=(0, 2)),
     }),
     "console": Section(ConsoleConfig, {
         "enabled": Key(bool, True, "Serve the lookout's console."),

@@ -1,0 +1,135 @@
+"""The OLED's cost: I²C bytes per card against a whole frame, and time per change.
+
+Whole packs of a seeded demo game go through the display's drivers onto a
+virtual bus that counts every byte on the wire (address bytes included).
+A card's bytes are those of the flush its event causes; the other events
+(the banker's lock, calls, a shuffle) are counted apart. The wire time is
+what those bytes take on a 400 kHz bus (9 clocks a byte).
+
+Run: ``.venv/bin/python -m tests.benchmarks.bench_display``
+"""
+
+from __future__ import annotations
+
+import random
+import statistics
+import time
+from unittest import mock
+
+from luma.core.interface.serial import i2c
+from luma.oled.device import sh1106, ssd1306
+
+from faro_pi.config import DisplayConfig
+from faro_pi.demo import play
+from faro_pi.display import SH1106, SSD1306, TableDisplay
+from faro_pi.events import CardDrawn
+from faro_pi.rules import Table
+from faro_pi.screens import render, view
+from faro_pi.virtual_oled import VirtualOled
+from tests.benchmarks.figures import percentile, report
+
+PACKS = 20
+HZ = 400_000
+
+
+def handed(controller: str) -> tuple[VirtualOled, i2c]:
+    """luma's i2c on a bus handed to it: data in 32-byte SMBus blocks."""
+    bus = VirtualOled(controller)
+    return bus, i2c(bus=bus)
+
+
+def own(controller: str) -> tuple[VirtualOled, i2c]:
+    """luma's i2c on the smbus2 it opens itself, as on the Pi: i2c_rdwr messages."""
+    bus = VirtualOled(controller)
+    with mock.patch("smbus2.SMBus", lambda port: bus):
+        return bus, i2c(port=1, address=0x3C)
+
+
+def full_frame(controller: str, link) -> int:
+    """Bytes of one frame as luma's own driver sends it (always the whole screen)."""
+    bus, serial = link(controller)
+    device = {"ssd1306": ssd1306, "sh1106": sh1106}[controller](serial)
+    table = Table()
+    for event in play(random.Random(1), ("Ann", "Bob", "Cy"), packs=1):
+        table.apply(event)
+    before = bus.bytes_sent
+    device.display(render(view(table)))
+    return bus.bytes_sent - before
+
+
+def run(controller: str, link, seats: tuple[str, ...]) -> dict:
+    bus, serial = link(controller)
+    device = {"ssd1306": SSD1306, "sh1106": SH1106}[controller](serial)
+    table, shown = Table(), None
+    cards, others, renders, flushes = [], [], [], []
+    clock = time.perf_counter
+    for event in play(random.Random(2026), seats, packs=PACKS):
+        table.apply(event)
+        wanted = view(table)
+        sent = 0
+        if wanted != shown:
+            start = clock()
+            image = render(wanted)
+            middle = clock()
+            before = bus.bytes_sent
+            device.display(image)
+            flushes.append(clock() - middle)
+            renders.append(middle - start)
+            sent = bus.bytes_sent - before
+            shown = wanted
+        (cards if isinstance(event, CardDrawn) else others).append(sent)
+    return {"cards": cards, "others": others, "renders": renders, "flushes": flushes}
+
+
+def watcher_cost(seats: tuple[str, ...]) -> list[float]:
+    """Seconds the daemon's loop spends in the watcher per event, worker running."""
+    bus = VirtualOled()
+    oled = TableDisplay(DisplayConfig("ssd1306", 1, 0x3C, 0), bus=bus)
+    table, samples = Table(), []
+    try:
+        for event in play(random.Random(2026), seats, packs=PACKS):
+            table.apply(event)
+            start = time.perf_counter()
+            oled.show(table, event)
+            samples.append(time.perf_counter() - start)
+        oled.idle(10)
+    finally:
+        oled.close()
+    return samples
+
+
+def main() -> None:
+    for seats in (("Ann", "Bob", "Cy", "Dee", "Eve"), tuple(f"P{i}" for i in range(10))):
+        print(f"\n{PACKS} packs of a demo game at {len(seats)} seats")
+        timed = None
+        for controller, link, how in (
+            ("ssd1306", own, "luma's smbus2, i2c_rdwr (as on the Pi)"),
+            ("ssd1306", handed, "bus handed to luma, 32-byte blocks"),
+            ("sh1106", own, "luma's smbus2, i2c_rdwr (as on the Pi)"),
+        ):
+            full = full_frame(controller, link)
+            figures = run(controller, link, seats)
+            timed = timed or figures
+            cards, others = figures["cards"], figures["others"]
+            ratios = [sent / full for sent in cards]
+            print(f"  {controller}, {how}: a whole frame is {full} bytes")
+            print(
+                f"    per card: mean {statistics.mean(cards):6.1f} B = "
+                f"{statistics.mean(ratios):5.1%} of a frame   "
+                f"median {statistics.median(cards):5.0f} B   p99 {percentile(cards, 99):5.0f} B   "
+                f"max {max(cards)} B"
+            )
+            total = (sum(cards) + sum(others)) / len(cards)
+            print(
+                f"    with the other events (locks, calls, shuffles): {total:6.1f} B a card = "
+                f"{total / full:5.1%} of a frame"
+            )
+            wire = [sent * 9 / HZ for sent in cards]
+            report("    wire time of a card at 400 kHz", wire, "ms", 1e3)
+        report("  render a change", timed["renders"], "ms", 1e3)
+        report("  flush it to the virtual SSD1306 (its decoding too)", timed["flushes"], "ms", 1e3)
+        report("  the watcher on the loop, per event", watcher_cost(seats))
+
+
+if __name__ == "__main__":
+    main()
