@@ -12,6 +12,7 @@ import asyncio
 import contextlib
 import logging
 import os
+import random
 import signal
 from collections.abc import Callable, Mapping
 
@@ -24,6 +25,7 @@ from faro_pi.events import (
     CardDrawn,
     Clear,
     Event,
+    Session,
     Void,
     event_from_json,
     event_to_json,
@@ -91,6 +93,12 @@ class Daemon:
         self.pin_factory = None
         """The gpiozero pin factory the buttons (and outputs) use."""
         self._quiet: asyncio.TimerHandle | None = None
+        self.outputs: list = []
+        """The case keeper and the display, in the order they are told of changes."""
+        self.press_heard = asyncio.Event()
+        """Set each time a button press reaches the table (the simulator waits on it)."""
+        self.draw: Callable[[tuple[str, ...]], str] = random.SystemRandom().choice
+        """Draws the first banker when a session names none (the shell's only randomness)."""
 
     # -- the one path of change -------------------------------------------------
 
@@ -159,6 +167,19 @@ class Daemon:
             self._quiet.cancel()
         self._quiet = asyncio.get_running_loop().call_later(QUIET, self._checkpoint)
 
+    def quieten(self) -> None:
+        """Cancels the pending checkpoint; the journal's close folds the log back anyway."""
+        if self._quiet is not None:
+            self._quiet.cancel()
+            self._quiet = None
+
+    async def settled(self) -> None:
+        """Waits until every output has shown the latest state (the display draws in a thread)."""
+        for output in self.outputs:
+            settled = getattr(output, "settled", None)
+            if settled is not None:
+                await settled()
+
     def _checkpoint(self) -> None:
         self._quiet = None
         try:
@@ -181,10 +202,38 @@ class Daemon:
         self.failure = exc
         self.stopped.set()
 
+    # -- the lookout's entries ----------------------------------------------------
+
+    def enter(self, obj: object) -> Event:
+        """An entry from the lookout (the console, the simulator): a JSON object.
+
+        It goes down the same path as the shoe's events. Returns the event as
+        journaled; raises :class:`Refused` for a malformed or illegal one, and
+        then nothing has changed. A card entered here is marked as entered by
+        hand; a session without a banker gets one drawn at random.
+        """
+        event = event_from_json(obj)
+        if isinstance(event, Alarm):
+            raise Refused("alarm", "alarms are raised by the shoe, not entered")
+        if isinstance(event, CardDrawn):
+            event = CardDrawn(event.card, "hand")
+        elif isinstance(event, Session) and event.banker is None and event.seats:
+            event = Session(event.seats, self.draw(event.seats))
+        refusal = self.submit(event)
+        if refusal is not None:
+            raise refusal
+        return event
+
     # -- the shoe's buttons -----------------------------------------------------
 
     def pressed(self, what: str) -> None:
         """A button, already debounced: called on the loop."""
+        try:
+            self._pressed(what)
+        finally:
+            self.press_heard.set()
+
+    def _pressed(self, what: str) -> None:
         table = self.table
         if what == "signal":
             self.submit(LOCK)
@@ -222,29 +271,28 @@ async def serve(
     *,
     environ: Mapping[str, str] = os.environ,
     factory=None,
+    display_bus=None,
     started: Callable[[Daemon], None] | None = None,
 ) -> int:
     """Runs the table until SIGTERM/SIGINT (or ``daemon.stopped``); returns the exit status.
 
-    ``factory`` overrides the configured gpiozero pin factory (tests hand in a
-    MockFactory they can press); ``started`` is called once the daemon is ready.
+    ``factory`` overrides the configured gpiozero pin factory and
+    ``display_bus`` the OLED's I²C bus: the simulator and the tests hand in
+    mock pins and a fake bus, and everything else is the daemon as it runs at
+    the table. ``started`` is called once the daemon is ready.
     """
     from faro_pi.buttons import ShoeButtons, pin_factory
     from faro_pi.shoe import Fsp1Shoe, PlainShoe, ReaderPort
 
     loop = asyncio.get_running_loop()
     notifier = Notifier(environ)
-    journal = Journal.open(config.journal.path)
-    closing = contextlib.ExitStack()
-    closing.callback(journal.close)
-    try:
+    async with contextlib.AsyncExitStack() as closing:
+        closing.callback(notifier.close)
+        journal = Journal.open(config.journal.path)
+        closing.callback(journal.close)
         daemon = Daemon(config, journal)
-        log.info(
-            "journal %s: %d events, %s",
-            journal.path,
-            journal.count(),
-            daemon.status(),
-        )
+        closing.callback(daemon.quieten)
+        log.info("journal %s: %d events, %s", journal.path, journal.count(), daemon.status())
         if config.reader.protocol == "fsp1":
             shoe = Fsp1Shoe(daemon, journal.link_seq, config.reader.heartbeat_timeout)
         else:
@@ -254,19 +302,33 @@ async def serve(
         closing.callback(shoe.close)
         if factory is None:
             factory = pin_factory(config.gpio.pin_factory)
+        daemon.pin_factory = factory
         buttons = ShoeButtons(
             config.buttons,
             lambda what: loop.call_soon_threadsafe(daemon.pressed, what),
             factory,
         )
         closing.callback(buttons.close)
-        daemon.pin_factory = factory
+        for output in _outputs(config, factory, display_bus):
+            closing.callback(output.close)
+            daemon.outputs.append(output)
+            daemon.watchers.append(output.show)
+            output.show(daemon.table, None)
+        if config.console.enabled:
+            from faro_pi.console import open_console
+
+            console = await open_console(daemon, config)
+            if console is not None:
+                closing.push_async_callback(console.close)
+                daemon.watchers.append(console.changed)
         port.start()
+        closing.push_async_callback(port.close)
         for signum in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(signum, daemon.stopped.set)
-        watchdog = None
+            closing.callback(loop.remove_signal_handler, signum)
         if notifier.watchdog_interval:
             watchdog = loop.create_task(_watchdog(notifier), name="watchdog")
+            closing.callback(watchdog.cancel)
         status = daemon.status()
         notifier.ready(status)
         daemon.watchers.append(lambda table, event: notifier.status(daemon.status()))
@@ -276,17 +338,21 @@ async def serve(
         await daemon.stopped.wait()
         notifier.stopping()
         log.info("stopping")
-        if watchdog is not None:
-            watchdog.cancel()
-        if daemon._quiet is not None:
-            daemon._quiet.cancel()
-        await port.close()
-        for signum in (signal.SIGTERM, signal.SIGINT):
-            loop.remove_signal_handler(signum)
-        return 1 if daemon.failure else 0
-    finally:
-        closing.close()
-        notifier.close()
+    return 1 if daemon.failure else 0
+
+
+def _outputs(config: Config, factory, display_bus) -> list:
+    """The table's outputs that the configuration asks for; each is a watcher with close()."""
+    outputs = []
+    if config.leds.driver == "74hc595":
+        from faro_pi.case_keeper import CaseKeeper
+
+        outputs.append(CaseKeeper(config.leds, factory))
+    if config.display.driver != "none":
+        from faro_pi.display import TableDisplay
+
+        outputs.append(TableDisplay(config.display, bus=display_bus))
+    return outputs
 
 
 async def _watchdog(notifier: Notifier) -> None:

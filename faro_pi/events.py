@@ -216,7 +216,8 @@ def event_from_json(obj: Any) -> Event:
     """The event a decoded JSON object stands for; refuses malformed ones."""
     if not isinstance(obj, dict):
         raise Refused("event", "an event is a JSON object with a 'type'")
-    parse = _PARSERS.get(obj.get("type"))
+    kind = obj.get("type")
+    parse = _PARSERS.get(kind) if isinstance(kind, str) else None
     if parse is None:
         known = ", ".join(_PARSERS)
         raise Refused("event", f"unknown event type {obj.get('type')!r}; known: {known}")

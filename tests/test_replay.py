@@ -130,6 +130,7 @@ def test_the_installed_command_runs(tmp_path):
         {"type": "card", "card": "1H"},
         {"type": "alarm", "kind": "fire"},
         {"card": "KD"},
+        {"type": ["bet"]},
     ],
 )
 def test_malformed_events_are_refused_with_a_message(obj):

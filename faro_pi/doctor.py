@@ -1,0 +1,443 @@
+"""``faro-pi doctor``: checks a machine for everything the table needs.
+
+One line per check, ``ok``, ``FAIL`` (with the fix) or ``skip`` (not
+configured): the config parses; the gpiozero pin factory loads; every
+configured pin is free; the OLED answers on I²C; SPI is off (the case keeper
+drives SPI0's pins itself); the reader's port opens and an fsp1 frame
+arrives; the journal's folder is writable; the clock is sane. Run it as the
+service's user with the service stopped, since a running daemon holds the
+pins and the port::
+
+    sudo systemctl stop faro-pi
+    sudo -u faro-pi /opt/faro-pi/bin/faro-pi doctor --config /etc/faro-pi/config.toml
+
+Nothing here writes anything: the reader's frames are not acknowledged (the
+reader keeps them for the daemon), the journal is opened read-only, and each
+pin is opened as a floating input and closed again.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import shutil
+import subprocess
+import sys
+import time
+import warnings
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TextIO
+
+from faro_pi.config import Config, load_config
+from faro_pi.exc import ConfigError, JournalError
+
+READER_TIMEOUT = 5.0
+"""Seconds to wait for the reader's first frame (it sends a heartbeat every second)."""
+
+STATE_DIRECTORY = Path("/var/lib/faro-pi")
+"""The service's StateDirectory: systemd makes it when the service starts."""
+
+SERVICE_STOPPED = "if faro-pi is running, stop it first: sudo systemctl stop faro-pi"
+
+SPI0_PINS = {7: "CE1", 8: "CE0", 9: "MISO", 10: "MOSI", 11: "SCLK"}
+"""BCM pins SPI0 takes when it is on; the kernel then holds CE0 and CE1 itself."""
+
+
+@dataclass(frozen=True, slots=True)
+class Check:
+    """One finding: ``ok`` True, False (with ``fix``), or None when skipped."""
+
+    name: str
+    ok: bool | None
+    detail: str
+    fix: str = ""
+
+    def line(self) -> str:
+        status = {True: "ok", False: "FAIL", None: "skip"}[self.ok]
+        text = f"{status:<4}  {self.name}: {self.detail}"
+        return f"{text}. Fix: {self.fix}" if self.fix and self.ok is False else text
+
+
+def timedatectl_synchronised() -> bool | None:
+    """Whether systemd says the clock is NTP-synchronised; None if it cannot tell."""
+    if shutil.which("timedatectl") is None:
+        return None
+    try:
+        done = subprocess.run(
+            ["timedatectl", "show", "--property=NTPSynchronized", "--value"],
+            capture_output=True,
+            text=True,
+            timeout=5,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    answer = done.stdout.strip()
+    if done.returncode != 0 or answer not in ("yes", "no"):
+        return None
+    return answer == "yes"
+
+
+def run_checks(
+    config_path: str | os.PathLike[str],
+    *,
+    reader_timeout: float = READER_TIMEOUT,
+    environ: Mapping[str, str] = os.environ,
+    factory=None,
+    clock: Callable[[], float] = time.time,
+    ntp: Callable[[], bool | None] = timedatectl_synchronised,
+) -> Iterator[Check]:
+    """Every check in order, each as soon as it is done.
+
+    ``factory`` replaces the configured gpiozero pin factory (it is not
+    closed here); ``clock`` and ``ntp`` replace the wall clock and
+    timedatectl's answer.
+    """
+    try:
+        config = load_config(config_path, environ=environ)
+    except ConfigError as exc:
+        yield Check(
+            "config", False, str(exc), "correct it (faro_pi/config.example.toml shows every key)"
+        )
+        return
+    yield Check("config", True, f"{os.fspath(config_path)} is valid")
+
+    own_factory = factory is None
+    check, factory = _pin_factory(config, factory)
+    yield check
+    try:
+        if factory is not None:
+            yield from _pins(config, factory)
+        else:
+            yield Check("pins", None, "not checked: no pin factory")
+        yield _spi(config, factory)
+        yield _display(config)
+        yield _reader(config, reader_timeout)
+        yield _journal(config)
+        yield _clock(clock, ntp)
+    finally:
+        if own_factory and factory is not None:
+            with contextlib.suppress(Exception):
+                factory.close()
+
+
+def main(
+    config_path: str | os.PathLike[str],
+    reader_timeout: float = READER_TIMEOUT,
+    out: TextIO | None = None,
+    **options,
+) -> int:
+    """Prints each check as it completes; 0 when none failed, 1 otherwise."""
+    out = out or sys.stdout
+    failed = total = 0
+    for check in run_checks(config_path, reader_timeout=reader_timeout, **options):
+        total += 1
+        failed += check.ok is False
+        print(check.line(), file=out, flush=True)
+    if failed:
+        print(f"{failed} of {total} checks failed", file=out)
+        return 1
+    print(f"all {total} checks passed", file=out)
+    return 0
+
+
+# -- the checks ------------------------------------------------------------------
+
+
+def _pin_factory(config: Config, given=None) -> tuple[Check, object]:
+    name = config.gpio.pin_factory
+    if given is not None:
+        return Check("gpio", True, f"{_factory_name(given)} pins (given)"), given
+    from faro_pi.buttons import pin_factory
+
+    fix = (
+        "on a Raspberry Pi install lgpio (sudo apt install python3-lgpio; make install "
+        'does); on a machine without GPIO set gpio.pin_factory = "mock"'
+    )
+    caught: list[warnings.WarningMessage] = []
+    try:
+        if name is not None:
+            factory = pin_factory(name)
+        else:
+            from gpiozero import Device
+
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                Device.ensure_pin_factory()
+            factory = Device.pin_factory
+    except Exception as exc:
+        tried = "; ".join(str(w.message) for w in caught)
+        detail = f"no pin factory loads ({exc}{'; ' + tried if tried else ''})"
+        return Check("gpio", False, _one_line(detail), fix), None
+    label = _factory_name(factory)
+    source = "configured" if name is not None else "chosen by gpiozero"
+    board = ""
+    if label != "mock":
+        with contextlib.suppress(Exception):
+            board = f", Raspberry Pi {factory.board_info.model}"
+    return Check("gpio", True, f"{label} pin factory ({source}{board})"), factory
+
+
+def _factory_name(factory) -> str:
+    names = {
+        "LGPIOFactory": "lgpio",
+        "RPiGPIOFactory": "rpigpio",
+        "MockFactory": "mock",
+        "NativeFactory": "native",
+        "PiGPIOFactory": "pigpio",
+    }
+    return names.get(type(factory).__name__, type(factory).__name__)
+
+
+def _is_mock(factory) -> bool:
+    return factory is not None and _factory_name(factory) == "mock"
+
+
+def _pins(config: Config, factory) -> Iterator[Check]:
+    from gpiozero import InputDevice
+
+    for key, pin in config.pins().items():
+        name = f"GPIO{pin}"
+        try:
+            device = InputDevice(pin, pull_up=None, active_state=True, pin_factory=factory)
+        except Exception as exc:
+            spi = (
+                f"with SPI on, the kernel holds it as SPI0 {SPI0_PINS[pin]}: "
+                "sudo raspi-config nonint do_spi 1, then reboot; "
+                if pin in SPI0_PINS
+                else ""
+            )
+            yield Check(
+                name,
+                False,
+                f"{key} cannot be opened ({_one_line(str(exc)) or type(exc).__name__})",
+                f"{spi}{SERVICE_STOPPED}; otherwise another program or a kernel overlay "
+                f"in config.txt holds the pin: free it, or choose another pin for {key} "
+                "(and wire it there)",
+            )
+            continue
+        device.close()
+        yield Check(name, True, f"{key} is free")
+
+
+def _spi(config: Config, factory, dev: Path = Path("/dev")) -> Check:
+    """SPI0 must be off when the case keeper's pins are SPI0's: it drives them as GPIO."""
+    if config.leds.driver == "none":
+        return Check("spi", None, "no case keeper (leds.driver = none)")
+    chain = {pin for key, pin in config.pins().items() if key.startswith("leds.")}
+    shared = sorted(chain & set(SPI0_PINS))
+    if not shared:
+        return Check("spi", None, "the case keeper's pins are clear of SPI0")
+    if _is_mock(factory):
+        return Check("spi", None, "mock pins: no SPI0 to be in the way")
+    devices = sorted(dev.glob("spidev0.*"))
+    if devices:
+        return Check(
+            "spi",
+            False,
+            f"SPI0 is on ({devices[0]}) and takes GPIO "
+            + ", ".join(f"{pin} ({SPI0_PINS[pin]})" for pin in shared)
+            + ", which the case keeper drives itself",
+            "sudo raspi-config nonint do_spi 1, then reboot",
+        )
+    return Check(
+        "spi", True, "SPI0 is off, so GPIO " + ", ".join(map(str, shared)) + " are the chain's"
+    )
+
+
+def _display(config: Config) -> Check:
+    display = config.display
+    if display.driver in ("none", "dummy"):
+        return Check("display", None, f"display.driver = {display.driver}")
+    where = f"0x{display.i2c_address:02X} on /dev/i2c-{display.i2c_port}"
+    try:
+        from smbus2 import SMBus
+    except ImportError as exc:
+        return Check("display", False, f"smbus2 is missing ({exc})", "reinstall faro-pi")
+    try:
+        with SMBus(display.i2c_port) as bus:
+            # An SMBus "quick write": the address and nothing else, as
+            # i2cdetect probes this range. The controller only has to ACK its
+            # address, so the display's contents are left alone.
+            bus.write_quick(display.i2c_address)
+    except FileNotFoundError:
+        return Check(
+            "display",
+            False,
+            f"no /dev/i2c-{display.i2c_port}: I²C is off",
+            "sudo raspi-config nonint do_i2c 0, then reboot",
+        )
+    except PermissionError:
+        return Check(
+            "display",
+            False,
+            f"/dev/i2c-{display.i2c_port}: permission denied",
+            "run as a member of group i2c (sudo -u faro-pi ...; the service has it)",
+        )
+    except OSError as exc:
+        if exc.errno in (errno.EREMOTEIO, errno.ENXIO, errno.EIO, errno.ETIMEDOUT):
+            return Check(
+                "display",
+                False,
+                f"nothing answers at {where}",
+                "check the OLED's wiring (SDA to GPIO2/pin 3, SCL to GPIO3/pin 5, VCC to "
+                "3.3 V/pin 1, GND to pin 9) and its address (0x3C or 0x3D, set on the "
+                f"module); `i2cdetect -y {display.i2c_port}` lists what answers",
+            )
+        return Check("display", False, f"{where}: {exc}", "check the I²C bus")
+    return Check("display", True, f"{display.driver} answers at {where}")
+
+
+def _reader(config: Config, timeout: float) -> Check:
+    import serial
+
+    from faro_pi.fsp1 import CardFrame, FrameParser, Heartbeat, Hello, NoRead
+
+    reader = config.reader
+    port_name = reader.port
+    if port_name.startswith("/") and not os.path.exists(port_name):
+        return Check(
+            "reader",
+            False,
+            f"no {port_name}",
+            "plug the reader in (its USB cable to the Pi); if it is plugged in, "
+            "install hardware/99-faro-reader.rules (make install does) and replug it, "
+            "or set reader.port to what `ls /dev/serial/by-id/` shows",
+        )
+    try:
+        port = serial.serial_for_url(port_name, baudrate=reader.baud, timeout=0.1)
+    except (serial.SerialException, OSError, ValueError) as exc:
+        if getattr(exc, "errno", None) in (errno.EACCES, errno.EPERM):
+            fix = "run as a member of group dialout (sudo -u faro-pi ...; the service has it)"
+        elif getattr(exc, "errno", None) == errno.EBUSY:
+            fix = SERVICE_STOPPED
+        else:
+            fix = "check reader.port"
+        return Check("reader", False, f"{port_name} does not open ({_one_line(str(exc))})", fix)
+    with port:
+        if reader.protocol != "fsp1":
+            return Check(
+                "reader",
+                True,
+                f"{port_name} opens (plain protocol: the scanner speaks only when it reads)",
+            )
+        parser = FrameParser()
+        received = 0
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            try:
+                data = port.read(256)
+            except (serial.SerialException, OSError) as exc:
+                return Check(
+                    "reader",
+                    False,
+                    f"{port_name} failed while reading ({_one_line(str(exc))})",
+                    "check the cable and the reader's power",
+                )
+            received += len(data)
+            for frame in parser.feed(data):
+                if isinstance(frame, Hello):
+                    what = f"a hello ({frame.text or 'no name'})"
+                elif isinstance(frame, Heartbeat):
+                    what = f"a heartbeat (last frame {frame.seq})"
+                elif isinstance(frame, CardFrame | NoRead):
+                    what = f"frame {frame.seq}, waiting for the daemon to take it"
+                else:
+                    continue
+                return Check("reader", True, f"{port_name}: fsp1 {what}")
+    if received:
+        dropped = ", ".join(f"{n} {why}" for why, n in parser.discarded.items() if n)
+        return Check(
+            "reader",
+            False,
+            f"{port_name}: {received} bytes in {timeout:g} s but no fsp1 frame ({dropped})",
+            f"make reader.baud ({reader.baud}) match the firmware's, and reader.protocol "
+            '("fsp1") what it speaks ("plain" for a bare barcode scanner)',
+        )
+    return Check(
+        "reader",
+        False,
+        f"{port_name}: silent for {timeout:g} s (an fsp1 reader sends a heartbeat every second)",
+        "check that the reader runs its firmware (hardware/firmware/main.py and "
+        f"fsp1_reader.py on the Pico); {SERVICE_STOPPED}",
+    )
+
+
+def _journal(config: Config) -> Check:
+    from faro_pi.journal import Journal
+
+    path = config.journal.path
+    folder = path.parent
+    if path.exists():
+        try:
+            with Journal.open(path, readonly=True) as journal:
+                events = journal.count()
+        except JournalError as exc:
+            if "holds no journal yet" not in str(exc):
+                return Check("journal", False, _one_line(str(exc)), "see the message")
+            events = 0
+        if not os.access(path, os.W_OK) or not os.access(folder, os.W_OK | os.X_OK):
+            return Check(
+                "journal",
+                False,
+                f"{path} ({events} events) is not writable by this user",
+                f"run as the service's user (sudo -u faro-pi ...), or: sudo chown -R "
+                f"faro-pi:faro-pi {folder}",
+            )
+        return Check("journal", True, f"{path}: {events} events, writable")
+    if folder.is_dir():
+        if os.access(folder, os.W_OK | os.X_OK):
+            return Check("journal", True, f"no journal yet; {folder} is writable")
+        return Check(
+            "journal",
+            False,
+            f"no journal yet, and {folder} is not writable by this user",
+            f"sudo chown faro-pi:faro-pi {folder}",
+        )
+    if folder == STATE_DIRECTORY:
+        return Check(
+            "journal",
+            True,
+            f"no {folder} yet: systemd makes it when the service starts (StateDirectory)",
+        )
+    ancestor = folder
+    while not ancestor.exists():
+        ancestor = ancestor.parent
+    if os.access(ancestor, os.W_OK | os.X_OK):
+        return Check("journal", True, f"no journal yet; faro-pi will create {folder}")
+    return Check(
+        "journal",
+        False,
+        f"{folder} does not exist and {ancestor} is not writable by this user",
+        f"sudo install -d -o faro-pi -g faro-pi -m 0750 {folder}",
+    )
+
+
+def _clock(clock: Callable[[], float], ntp: Callable[[], bool | None]) -> Check:
+    now = time.gmtime(clock())
+    stamp = time.strftime("%Y-%m-%d %H:%M UTC", now)
+    if now.tm_year < 2024:
+        return Check(
+            "clock",
+            False,
+            f"it is {stamp}, which is not right",
+            "connect the Pi to a network so it can set its clock (a Pi has no "
+            "battery-backed clock unless one is fitted), or set it: sudo date -s ...",
+        )
+    synced = ntp()
+    if synced is False:
+        return Check(
+            "clock",
+            False,
+            f"{stamp}, not synchronised by NTP",
+            "give the Pi a network with time servers and: sudo timedatectl set-ntp true",
+        )
+    how = "synchronised by NTP" if synced else "NTP state unknown (no timedatectl answer)"
+    return Check("clock", True, f"{stamp}, {how}")
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())

@@ -1,0 +1,138 @@
+"""The lookout's console as it runs at the table: ``faro-pi run`` with the console on.
+
+Prints, beside the same daemon without a console: start-up to READY=1 and
+resident memory once ready; with the console, resident memory after a pack
+dealt to an open event stream, and the time from a card frame on the reader's
+line to its state at an event-stream client (median, p99).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import select
+import socket
+import tempfile
+import time
+from pathlib import Path
+
+from faro_pi.cards import DECK
+from faro_pi.fsp1 import CardFrame, Hello
+from tests.benchmarks.bench_daemon import PACE, Child
+from tests.benchmarks.figures import report
+from tests.conftest import write_config
+
+RUNS = 10
+PACKS = 3
+"""Packs dealt to an event stream, each on a fresh daemon."""
+
+
+def configure(folder: Path, console: bool) -> None:
+    path = write_config(folder)
+    if console:
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            port = probe.getsockname()[1]
+        path.write_text(path.read_text().replace("enabled = false", f"port = {port}"))
+        (folder / "port").write_text(str(port))
+
+
+class Stream:
+    """An event-stream client on a plain socket (HTTP/1.0, so the body is the stream itself)."""
+
+    def __init__(self, port: int):
+        self.sock = socket.create_connection(("127.0.0.1", port))
+        self.sock.sendall(b"GET /api/events HTTP/1.0\r\nHost: table\r\n\r\n")
+        self.buffer = b""
+        head = self._until(b"\r\n\r\n")
+        assert head.startswith(b"HTTP/1.1 200"), head
+
+    def _until(self, end: bytes) -> bytes:
+        while end not in self.buffer:
+            data = self.sock.recv(65536)
+            if not data:
+                raise ConnectionError("the stream ended")
+            self.buffer += data
+        part, self.buffer = self.buffer.split(end, 1)
+        return part
+
+    def ready(self) -> bool:
+        return bool(self.buffer) or bool(select.select([self.sock], [], [], 0)[0])
+
+    def state(self) -> dict | None:
+        """The next message's state, or None for a comment or a retry line."""
+        for line in self._until(b"\n\n").split(b"\n"):
+            if line.startswith(b"data: "):
+                return json.loads(line[6:])
+        return None
+
+    def close(self) -> None:
+        self.sock.close()
+
+
+def deal_to_stream(child: Child, stream: Stream, deck: list) -> list[float]:
+    """Seconds from each card frame's write to its state at the stream."""
+    latencies = []
+    for seq, card in enumerate(deck, start=1):
+        time.sleep(PACE)
+        frame = CardFrame(seq, card).to_bytes()
+        os.write(child.master, frame)
+        sent = time.perf_counter()
+        arrived = False
+        while not arrived:
+            readable = select.select([child.master, stream.sock], [], [], 0.2)[0]
+            if not readable:
+                os.write(child.master, frame)  # unacknowledged: the reader sends it again
+            if child.master in readable:
+                os.read(child.master, 256)  # its acknowledgement
+            while not arrived and stream.ready():
+                state = stream.state()
+                arrived = state is not None and len(state["pack"]["exposed"]) == seq
+        latencies.append(time.perf_counter() - sent)
+    return latencies
+
+
+def main() -> None:
+    ready = {False: [], True: []}
+    rss = {False: [], True: []}
+    rss_after_pack, latencies = [], []
+    rng = random.Random(7)
+    with tempfile.TemporaryDirectory(dir=Path.cwd()) as where:
+        base = Path(where)
+        for run in range(RUNS):
+            for console in (False, True):
+                folder = base / f"run{run}-{console}"
+                folder.mkdir()
+                configure(folder, console)
+                child = Child(folder)
+                ready[console].append(child.ready_after)
+                time.sleep(0.3)  # nothing to await: the process settles after READY=1
+                rss[console].append(child.rss_mib())
+                if console and run < PACKS:
+                    child.exchange(Hello(0, "bench").to_bytes())
+                    stream = Stream(int((folder / "port").read_text()))
+                    deck = list(DECK)
+                    rng.shuffle(deck)
+                    latencies += deal_to_stream(child, stream, deck)
+                    rss_after_pack.append(child.rss_mib())
+                    stream.close()
+                child.stop()
+
+    def median(values: list[float]) -> float:
+        return sorted(values)[len(values) // 2]
+
+    print(f"\nfaro-pi run on a pty, mock pins; {RUNS} starts each, fresh journals")
+    report("start-up to READY=1, no console", ready[False], "ms", 1e3)
+    report("start-up to READY=1, console on", ready[True], "ms", 1e3)
+    print(f"{'resident memory when ready, no console':<48} median {median(rss[False]):9.1f} MiB")
+    print(f"{'resident memory when ready, console on':<48} median {median(rss[True]):9.1f} MiB")
+    print(
+        f"{'... after a pack to an event stream':<48} median {median(rss_after_pack):9.1f} MiB"
+        f"   max {max(rss_after_pack):9.1f} MiB"
+    )
+    report("card frame to its state at an event stream", latencies, "ms", 1e3)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,853 @@
+"""The lookout's console over real HTTP: the daemon in this process, clients on its loop.
+
+Each test runs the real daemon (virtual reader on a pty, mock pins) with the
+console on a free port of the loopback, and talks to it as a phone would:
+httpx on the same loop, or, for the schema-driven fuzz and the command line,
+from a thread or a child process.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import os
+import re
+import socket
+import stat
+import sys
+import time
+from pathlib import Path
+
+import httpx
+import jsonschema
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from faro_pi import rules
+from faro_pi.cards import DECK
+from faro_pi.console import BACKLOG, TOKEN_FILE, Console, openapi
+from faro_pi.events import event_from_json
+from faro_pi.export import export_lines
+from faro_pi.journal import Journal
+from tests.conftest import running_table, until, write_config
+
+SEATS = ["Ann", "Bob", "Cy"]
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def console_config(folder: Path, token: str | None = None, port: int | None = None) -> int:
+    """The test table's config with the console on; returns its port."""
+    port = port or free_port()
+    path = write_config(folder)
+    section = f"[console]\nenabled = true\nport = {port}\n"
+    if token is not None:
+        section += f'token = "{token}"\n'
+    path.write_text(path.read_text().replace("[console]\nenabled = false\n", section))
+    return port
+
+
+def console_of(daemon) -> Console | None:
+    for watcher in daemon.watchers:
+        if isinstance(getattr(watcher, "__self__", None), Console):
+            return watcher.__self__
+    return None
+
+
+class Lookout:
+    """A phone at the table: an HTTP client holding the token."""
+
+    def __init__(self, daemon, reader, console: Console, http: httpx.AsyncClient):
+        self.daemon, self.reader, self.console, self.http = daemon, reader, console, http
+        self.auth = {"Authorization": f"Bearer {console.token}"}
+        self.rules: set[str] = set()
+        """The rules this lookout has seen refuse an event."""
+
+    async def state(self) -> dict:
+        answer = await self.http.get("/api/state")
+        assert answer.status_code == 200
+        return answer.json()
+
+    async def post(self, body, *, auth: bool = True) -> httpx.Response:
+        headers = self.auth if auth else {}
+        if isinstance(body, bytes):
+            return await self.http.post("/api/events", content=body, headers=headers)
+        return await self.http.post("/api/events", json=body, headers=headers)
+
+    async def enter(self, *events: dict) -> dict:
+        """Posts events that must be applied; returns the last answer."""
+        for event in events:
+            answer = await self.post(event)
+            assert answer.status_code == 200, (event, answer.text)
+        return answer.json()
+
+    async def deal(self, *codes: str) -> None:
+        await self.enter(*({"type": "card", "card": code} for code in codes))
+
+    async def refused(self, event, rule: str, status: int = 409) -> None:
+        """The event is refused for ``rule`` and nothing changes: not the state, not the journal."""
+        before, rows = await self.state(), self.daemon.journal.count()
+        answer = await self.post(event)
+        assert answer.status_code == status, (event, answer.text)
+        body = answer.json()
+        assert body["rule"] == rule, (event, body)
+        self.rules.add(rule)
+        assert body["error"]
+        assert await self.state() == before
+        assert self.daemon.journal.count() == rows
+
+
+@contextlib.asynccontextmanager
+async def console_table(folder: Path):
+    async with running_table(folder) as (daemon, reader, _):
+        console = console_of(daemon)
+        assert console is not None
+        base = f"http://127.0.0.1:{console.port}"
+        async with httpx.AsyncClient(base_url=base, timeout=10) as http:
+            yield Lookout(daemon, reader, console, http)
+
+
+def codes(*cards) -> list[str]:
+    return [card.code for card in cards]
+
+
+def pack_ending_with(*last: str) -> list[str]:
+    """A whole pack in case-keeper order, but for ``last`` moved to the end."""
+    return [c.code for c in DECK if c.code not in last] + list(last)
+
+
+def resolved(schema: dict, components: dict) -> dict:
+    """``schema`` with every ``$ref`` into the components written out (and no discriminator)."""
+    if isinstance(schema, dict):
+        if "$ref" in schema:
+            return resolved(components[schema["$ref"].rsplit("/", 1)[1]], components)
+        return {k: resolved(v, components) for k, v in schema.items() if k != "discriminator"}
+    if isinstance(schema, list):
+        return [resolved(item, components) for item in schema]
+    return schema
+
+
+def from_schema(schema: dict) -> st.SearchStrategy:
+    """Values that satisfy ``schema``: the part of JSON Schema the console's events use."""
+    if "const" in schema:
+        return st.just(schema["const"])
+    if "enum" in schema:
+        return st.sampled_from(schema["enum"])
+    if "oneOf" in schema and "properties" not in schema:
+        return st.one_of([from_schema(s) for s in schema["oneOf"]])
+    kind = schema["type"]
+    if kind == "object":
+        properties = schema["properties"]
+        either = [alt["required"][0] for alt in schema.get("oneOf", ())]
+        fixed = {k: from_schema(properties[k]) for k in schema["required"]}
+        optional = {
+            k: from_schema(v) for k, v in properties.items() if k not in fixed and k not in either
+        }
+        objects = st.fixed_dictionaries(fixed, optional=optional)
+        if not either:
+            return objects
+        return st.builds(
+            lambda obj, key, value: {**obj, key: value},
+            objects,
+            *(lambda key: (st.just(key), from_schema(properties[key])))(either[0]),
+        ) | st.builds(
+            lambda obj, key, value: {**obj, key: value},
+            objects,
+            *(lambda key: (st.just(key), from_schema(properties[key])))(either[-1]),
+        )
+    if kind == "array":
+        return st.lists(
+            from_schema(schema["items"]),
+            min_size=schema.get("minItems", 0),
+            max_size=schema.get("maxItems", 5),
+        )
+    if kind == "string":
+        if "pattern" in schema:
+            return st.from_regex(schema["pattern"], fullmatch=True)
+        return st.text(min_size=schema.get("minLength", 0), max_size=8)
+    if kind == "integer":
+        step = schema.get("multipleOf", 1)
+        return st.integers(schema.get("minimum", -100) // step, 50).map(lambda n: n * step)
+    if kind == "boolean":
+        return st.booleans()
+    raise ValueError(f"no strategy for {schema}")
+
+
+def validator(document: dict, name: str) -> jsonschema.Validator:
+    components = document["components"]["schemas"]
+    return jsonschema.Draft202012Validator(resolved(components[name], components))
+
+
+# -- reads, writes and the schema ----------------------------------------------------
+
+
+def test_the_console_serves_the_page_the_schema_and_the_state(tmp_path):
+    console_config(tmp_path)
+
+    async def scenario():
+        async with console_table(tmp_path) as lookout:
+            page = await lookout.http.get("/")
+            assert page.status_code == 200 and "console" in page.text
+            document = (await lookout.http.get("/openapi.json")).json()
+            assert document == openapi()
+            state = await lookout.state()
+            validator(document, "State").validate(state)
+            assert state["pack"] == {
+                "number": 1,
+                "exposed": [],
+                "left": 52,
+                "turn": 0,
+                "soda": None,
+                "hock": None,
+                "complete": False,
+            }
+            assert [c["rank"] for c in state["case"]][:3] == ["A", "2", "3"]
+            assert state["entries"] == "open" and state["seats"] == []
+            missing = await lookout.http.get("/api/nothing")
+            assert missing.status_code == 404 and "openapi" in missing.json()["error"]
+
+    asyncio.run(scenario())
+
+
+def test_every_example_in_the_schema_is_an_event_of_the_vocabulary():
+    document = openapi()
+    schemas = document["components"]["schemas"]
+    mapping = schemas["Event"]["discriminator"]["mapping"]
+    assert set(mapping) == {
+        "session",
+        "bet",
+        "remove",
+        "call",
+        "lock",
+        "card",
+        "void",
+        "clear",
+        "shuffle",
+    }
+    posted = document["paths"]["/api/events"]["post"]["requestBody"]["content"]
+    examples = [e["value"] for e in posted["application/json"]["examples"].values()]
+    events = validator(document, "Event")
+    for kind, ref in mapping.items():
+        for example in schemas[ref.rsplit("/", 1)[1]]["examples"]:
+            assert example["type"] == kind and example in examples
+            events.validate(example)
+            event_from_json(example)
+
+
+def test_events_posted_are_journaled_then_applied_and_answered_with_the_state(tmp_path):
+    console_config(tmp_path)
+
+    async def scenario():
+        async with console_table(tmp_path) as lookout:
+            document = (await lookout.http.get("/openapi.json")).json()
+            answered = validator(document, "State")
+            seated = await lookout.enter({"type": "session", "seats": SEATS})
+            assert seated["event"]["banker"] in SEATS  # drawn, since none was named
+            assert seated["state"]["seats"] == SEATS
+            banker = seated["event"]["banker"]
+            player = next(name for name in SEATS if name != banker)
+            bet = await lookout.enter(
+                {"type": "bet", "player": player, "rank": "k", "weight": 4, "junk": 1}
+            )
+            assert bet["event"] == {
+                "type": "bet",
+                "player": player,
+                "rank": "K",
+                "weight": 4,
+                "copper": False,
+            }
+            assert bet["state"]["predictions"] == [
+                {"player": player, "rank": "K", "weight": 4, "copper": False}
+            ]
+            await lookout.deal("5H", "2C")
+            lost = await lookout.enter({"type": "card", "card": "kd"})
+            state = lost["state"]
+            answered.validate(state)
+            assert state["pack"]["exposed"] == ["5H", "2C", "KD"]
+            assert state["last_pair"]["settlements"][0]["delta"] == 4
+            assert state["last_pair"]["banker"] == -4
+            assert state["balances"][player] == 4 and state["leaders"] == [player]
+            assert state["version"] == 5
+            lock = await lookout.enter({"type": "lock"})
+            assert lock["state"]["entries"] == "locked"
+            await lookout.deal("9C")
+            state = await lookout.state()
+            assert state["pair"] == {"turn": 2, "loser": "9C"}
+            assert state["entries"] == "locked"  # until this pair's winner
+            await lookout.deal("QS")
+            assert (await lookout.state())["entries"] == "open"
+            await lookout.deal("3D")
+            assert (await lookout.state())["entries"] == "closed"
+
+    asyncio.run(scenario())
+    with Journal.open(tmp_path / "journal.sqlite3", readonly=True) as journal:
+        rows = [entry.event for entry in journal.rows()]
+    assert [row["source"] for row in rows if row["type"] == "card"] == ["hand"] * 6
+    assert rows[1].get("junk") is None
+
+
+def test_every_refusal_of_the_rules_answers_409_with_its_rule_and_changes_nothing(tmp_path):
+    console_config(tmp_path)
+    first = pack_ending_with("JC", "QC", "KC")
+    first = ["5H", "KD", "9C", "5S", "5D", "5C", "2H"] + [
+        c for c in first if c not in ("5H", "KD", "9C", "5S", "5D", "5C", "2H")
+    ]
+    second = pack_ending_with("7S", "7H", "7D")
+
+    async def scenario():
+        async with console_table(tmp_path) as t:
+            bet = {"type": "bet", "player": "Ann", "rank": "9", "weight": 2}
+            call = {"type": "call", "player": "Ann", "order": ["J", "Q", "K"], "weight": 2}
+            await t.refused(bet, "no-session")
+            await t.refused({"type": "remove", "player": "Ann", "rank": "9"}, "no-session")
+            await t.refused(call, "no-session")
+            await t.refused({"type": "shuffle"}, "pack-not-complete")
+            await t.refused({"type": "void"}, "nothing-to-void")
+            await t.refused({"type": "clear"}, "no-alarm")
+            await t.refused({"type": "clear", "kind": "noread"}, "no-alarm")
+            await t.refused({"type": "alarm", "kind": "noread", "text": "x"}, "alarm")
+            await t.refused({"type": "session", "seats": ["Ann"]}, "seats")
+            await t.refused({"type": "session", "seats": []}, "seats")
+            await t.refused({"type": "session", "seats": [str(i) for i in range(11)]}, "seats")
+            await t.refused({"type": "session", "seats": ["Ann", "Ann"]}, "seats")
+            await t.refused({"type": "session", "seats": SEATS, "banker": "Zed"}, "banker")
+
+            await t.enter({"type": "session", "seats": SEATS, "banker": "Cy"})
+            await t.refused({"type": "session", "seats": SEATS, "banker": "Cy"}, "one-session")
+            await t.refused({**bet, "player": "Zed"}, "not-seated")
+            await t.refused({**bet, "player": "Cy"}, "banker")
+            for weight in (3, 0, -2):
+                await t.refused({**bet, "weight": weight}, "weight")
+            await t.refused({"type": "remove", "player": "Ann", "rank": "9"}, "nothing-to-remove")
+            await t.refused(call, "not-last-three")
+            await t.enter(bet, {"type": "lock"})
+            await t.refused({"type": "lock"}, "entries-closed")
+            await t.refused(bet, "entries-closed")
+            await t.refused({"type": "remove", "player": "Ann", "rank": "9"}, "entries-closed")
+            await t.deal(*first[:2])  # the soda and a loser
+            await t.refused({**bet, "player": "Bob"}, "entries-closed")
+            await t.refused({"type": "lock"}, "entries-closed")
+            await t.refused({"type": "void", "card": "5H"}, "void-card")
+            await t.refused({"type": "card", "card": "KD"}, "duplicate")
+            await t.deal(*first[2:7])  # the fives are all out
+            await t.refused({**bet, "rank": "5"}, "exhausted")
+            await t.deal(*first[7:49])
+            await t.refused({**call, "order": ["J", "Q", "A"]}, "call-ranks")
+            by_colour = {"type": "call", "player": "Ann", "colours": ["red"] * 3, "weight": 2}
+            await t.refused(by_colour, "colours")
+            await t.enter(call)
+            await t.deal(*first[49:51])  # the final pair
+            await t.refused({"type": "lock"}, "no-pair-left")
+            await t.refused(bet, "entries-closed")
+            await t.deal(first[51])
+            await t.refused({"type": "card", "card": "KD"}, "pack-complete")
+            assert (await t.state())["call_results"][0]["outcome"] == "called"
+
+            await t.enter({"type": "shuffle"})  # Ann banks now
+            await t.deal(*second[:49])
+            call = {**call, "player": "Bob", "order": ["7", "7", "7"]}
+            await t.refused(call, "three-of-a-kind")
+            colours = {**by_colour, "player": "Bob", "colours": ["black"] * 3}
+            await t.refused(colours, "colours")
+            await t.enter({**colours, "colours": ["black", "red", "red"]})
+            return t.rules
+
+    seen = asyncio.run(scenario())
+    source = Path(rules.__file__).read_text()
+    every = set(re.findall(r'Refused\(\s*"([a-z-]+)"', source)) - {"event"}
+    assert every <= seen, f"rules never refused through the console: {every - seen}"
+
+
+MALFORMED = [
+    (b"", 400),
+    (b"{", 400),
+    (b"\xff\xfe{}", 400),
+    (b"[" * 30_000 + b"]" * 30_000, 400),
+    (b'{"type": "bet", "weight": ' + b"9" * 5000 + b"}", 400),
+    (b"x" * 70_000, 413),
+    (b"null", 422),
+    (b"[]", 422),
+    (b'"bet"', 422),
+    (b"42", 422),
+    (b"{}", 422),
+    (b'{"type": 5}', 422),
+    (b'{"type": ["bet"]}', 422),
+    (b'{"type": {"a": 1}}', 422),
+    (b'{"type": "dance"}', 422),
+    (b'{"type": "bet"}', 422),
+    (b'{"type": "bet", "player": "Ann", "rank": "Z", "weight": 2}', 422),
+    (b'{"type": "bet", "player": "Ann", "rank": ["9"], "weight": 2}', 422),
+    (b'{"type": "bet", "player": "Ann", "rank": "9", "weight": "2"}', 422),
+    (b'{"type": "bet", "player": "Ann", "rank": "9", "weight": 2.0}', 422),
+    (b'{"type": "bet", "player": "Ann", "rank": "9", "weight": true}', 422),
+    (b'{"type": "bet", "player": "Ann", "rank": "9", "weight": NaN}', 422),
+    (b'{"type": "bet", "player": "Ann", "rank": "9", "weight": 2, "copper": "yes"}', 422),
+    (b'{"type": "bet", "player": 7, "rank": "9", "weight": 2}', 422),
+    (b'{"type": "bet", "player": " ", "rank": "9", "weight": 2}', 422),
+    (b'{"type": "card", "card": "ZZ"}', 422),
+    (b'{"type": "card", "card": 12}', 422),
+    (b'{"type": "card"}', 422),
+    (b'{"type": "void", "card": {}}', 422),
+    (b'{"type": "clear", "kind": "fire"}', 422),
+    (b'{"type": "clear", "kind": ["noread"]}', 422),
+    (b'{"type": "session", "seats": "Ann"}', 422),
+    (b'{"type": "session", "seats": ["Ann", 2]}', 422),
+    (b'{"type": "session", "seats": ["Ann", "Bob"], "banker": 3}', 422),
+    (b'{"type": "call", "player": "Ann", "weight": 2}', 422),
+    (b'{"type": "call", "player": "Ann", "weight": 2, "order": ["7", "J"]}', 422),
+    (b'{"type": "call", "player": "Ann", "weight": 2, "order": "7J3"}', 422),
+    (b'{"type": "call", "player": "Ann", "weight": 2, "colours": ["red", "blue", "red"]}', 422),
+    (
+        b'{"type": "call", "player": "Ann", "weight": 2, "order": ["7", "J", "3"],'
+        b' "colours": ["red", "red", "red"]}',
+        422,
+    ),
+]
+
+
+def test_a_malformed_request_answers_4xx_with_a_message_and_changes_nothing(tmp_path):
+    console_config(tmp_path)
+
+    async def scenario():
+        async with console_table(tmp_path) as lookout:
+            await lookout.enter({"type": "session", "seats": SEATS, "banker": "Cy"})
+            before = await lookout.state()
+            for body, status in MALFORMED:
+                answer = await lookout.post(body)
+                assert answer.status_code == status, (body[:80], answer.text)
+                assert answer.json()["error"]
+            wrong_method = await lookout.http.delete("/api/events", headers=lookout.auth)
+            assert wrong_method.status_code == 405
+            assert await lookout.state() == before
+
+    asyncio.run(scenario())
+
+
+def test_schema_driven_fuzz_finds_no_5xx_and_no_change_from_a_refused_request(tmp_path):
+    console_config(tmp_path)
+
+    def fuzz(base: str, token: str, document: dict) -> dict:
+        components = document["components"]["schemas"]
+        event = resolved(components["Event"], components)
+        valid = jsonschema.Draft202012Validator(event)
+        seated = {"type": "string", "enum": [*SEATS, "Zed"]}
+        name = json.dumps(components["SessionEvent"]["properties"]["banker"])
+        at_table = json.loads(json.dumps(event).replace(name, json.dumps(seated)))
+        anything = st.recursive(
+            st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=5),
+            lambda inner: (
+                st.lists(inner, max_size=3)
+                | st.dictionaries(st.text(max_size=5), inner, max_size=3)
+            ),
+            max_leaves=8,
+        )
+        kinds = sorted(components["Event"]["discriminator"]["mapping"])
+        fields = sorted({key for s in event["oneOf"] for key in s["properties"]} - {"type"})
+        bodies = st.one_of(
+            from_schema(at_table).filter(valid.is_valid),
+            from_schema(event).filter(valid.is_valid),
+            st.builds(
+                lambda kind, extra: {"type": kind, **extra},
+                st.sampled_from(kinds),
+                st.dictionaries(st.sampled_from(fields), anything, max_size=4),
+            ),
+            anything,
+            st.sampled_from([c.code for c in DECK]).map(
+                lambda code: {"type": "card", "card": code}
+            ),
+        )
+        seen: dict[int, int] = {}
+
+        with httpx.Client(base_url=base, timeout=10) as http:
+
+            def state() -> dict:
+                return http.get("/api/state").json()
+
+            @settings(
+                max_examples=300,
+                deadline=None,
+                database=None,
+                derandomize=True,
+                suppress_health_check=list(HealthCheck),
+            )
+            @given(body=bodies, with_token=st.sampled_from([True, True, True, False]))
+            def requests_from_the_schema(body, with_token):
+                before = state()
+                headers = {"Authorization": f"Bearer {token}"} if with_token else {}
+                answer = http.post("/api/events", content=json.dumps(body), headers=headers)
+                seen[answer.status_code] = seen.get(answer.status_code, 0) + 1
+                assert answer.status_code < 500, (body, answer.text)
+                if not with_token:
+                    assert answer.status_code == 401
+                if answer.status_code != 200:
+                    assert "error" in answer.json()
+                    assert state() == before, body
+
+            requests_from_the_schema()
+        return seen
+
+    async def scenario():
+        async with console_table(tmp_path) as lookout:
+            await lookout.enter({"type": "session", "seats": SEATS, "banker": "Cy"})
+            document = (await lookout.http.get("/openapi.json")).json()
+            started = time.perf_counter()
+            seen = await asyncio.to_thread(
+                fuzz, str(lookout.http.base_url), lookout.console.token, document
+            )
+            took = time.perf_counter() - started
+            print(f"fuzz: {sum(seen.values())} requests in {took:.1f} s, by status {seen}")
+            assert seen.get(200) and seen.get(409) and seen.get(422) and seen.get(401)
+
+    asyncio.run(scenario())
+
+
+def test_every_write_without_the_right_token_answers_401_and_changes_nothing(tmp_path):
+    console_config(tmp_path)
+
+    async def scenario():
+        async with console_table(tmp_path) as lookout:
+            document = (await lookout.http.get("/openapi.json")).json()
+            writes = [
+                (method, path, operation)
+                for path, operations in document["paths"].items()
+                for method, operation in operations.items()
+                if method != "get"
+            ]
+            assert writes
+            before = await lookout.state()
+            wrong = [
+                {},
+                {"Authorization": "Bearer not-the-token"},
+                {"Authorization": f"Bearer {lookout.console.token}x"},
+                {"Authorization": f"Basic {lookout.console.token}"},
+                {"Authorization": lookout.console.token},
+                {"Authorization": "Bearer"},
+            ]
+            for method, path, operation in writes:
+                assert operation["security"] == [{"token": []}]
+                content = operation["requestBody"]["content"]["application/json"]
+                body = next(iter(content["examples"].values()))["value"]
+                for headers in wrong:
+                    answer = await lookout.http.request(method, path, json=body, headers=headers)
+                    assert answer.status_code == 401, (method, path, headers)
+                    assert "token" in answer.json()["error"]
+                    assert answer.headers["www-authenticate"].startswith("Bearer")
+            assert await lookout.state() == before
+            lower = {"Authorization": f"bearer {lookout.console.token}"}
+            answer = await lookout.http.post("/api/events", json={"type": "lock"}, headers=lower)
+            assert answer.status_code == 200
+
+    asyncio.run(scenario())
+
+
+# -- the event stream ---------------------------------------------------------------
+
+
+async def next_state(lines) -> dict:
+    """The next ``event: state`` message's data from an SSE stream's lines."""
+    kind = None
+    async for line in lines:
+        if line.startswith("event:"):
+            kind = line.split(":", 1)[1].strip()
+        elif line.startswith("data:") and kind == "state":
+            return json.loads(line[5:])
+    raise AssertionError("the stream ended")
+
+
+def test_a_card_from_the_shoe_reaches_an_open_stream_at_once(tmp_path):
+    console_config(tmp_path)
+
+    async def scenario():
+        async with (
+            console_table(tmp_path) as lookout,
+            lookout.http.stream("GET", "/api/events") as stream,
+        ):
+            assert stream.headers["content-type"].startswith("text/event-stream")
+            lines = stream.aiter_lines()
+            first = await next_state(lines)
+            assert first == await lookout.state()
+            latencies = []
+            for n, code in enumerate(["5H", "KD", "9C", "QS", "2C"], start=1):
+                sent = time.perf_counter()
+                lookout.reader.card(code)
+                state = await next_state(lines)
+                latencies.append(time.perf_counter() - sent)
+                assert state["pack"]["exposed"][-1] == code
+                assert len(state["pack"]["exposed"]) == n
+                assert state["version"] == first["version"] + n
+            print("card frame to SSE state: " + ", ".join(f"{t * 1e3:.1f} ms" for t in latencies))
+            assert max(latencies) < 0.5  # 100 ms here, with room for a busy machine
+
+    asyncio.run(scenario())
+
+
+def test_a_slow_stream_loses_states_but_never_holds_the_table(tmp_path):
+    console_config(tmp_path)
+    seats = [f"P{i}" for i in range(10)]
+
+    async def scenario():
+        async with console_table(tmp_path) as lookout:
+            stalled = socket.socket()  # a phone that stops reading: it is never read
+            stalled.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+            stalled.connect(("127.0.0.1", lookout.console.port))
+            stalled.sendall(b"GET /api/events HTTP/1.1\r\nHost: table\r\n\r\n")
+            while not lookout.console.clients:
+                await asyncio.sleep(0)  # the server's turn to take the request
+            [client] = lookout.console.clients
+            started = time.perf_counter()
+            await lookout.enter({"type": "session", "seats": seats, "banker": "P0"})
+            for player in seats[1:]:  # a crowded layout: every state is several kB
+                for rank in ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"):
+                    await lookout.enter(
+                        {"type": "bet", "player": player, "rank": rank, "weight": 2}
+                    )
+            for code in pack_ending_with():
+                await lookout.deal(code)
+                if lookout.daemon.table.entries_open:
+                    await lookout.enter({"type": "lock"})
+            took = time.perf_counter() - started
+            assert client.queue.qsize() <= BACKLOG
+            assert client.lost > 0
+            assert (await lookout.state())["pack"]["complete"]
+            print(f"a pack and 117 bets, one stream stalled: {took:.2f} s, {client.lost} dropped")
+            stalled.close()
+            await client.task  # the stream ends once the server sees the client gone
+            assert not lookout.console.clients
+
+    asyncio.run(scenario())
+
+
+def test_a_stream_that_goes_away_is_dropped_and_shutdown_ends_the_others(tmp_path):
+    console_config(tmp_path)
+
+    async def scenario():
+        async with console_table(tmp_path) as lookout:
+            async with lookout.http.stream("GET", "/api/events") as stream:
+                await next_state(stream.aiter_lines())
+                [gone] = lookout.console.clients
+            await gone.task
+            assert not lookout.console.clients
+            await lookout.enter({"type": "session", "seats": SEATS, "banker": "Cy"})
+
+            async with lookout.http.stream("GET", "/api/events") as stream:
+                lines = stream.aiter_lines()
+                await next_state(lines)
+                started = time.perf_counter()
+                lookout.daemon.stopped.set()  # SIGTERM's doing
+                rest = [line async for line in lines]
+                assert set(rest) <= {""}  # the stream ends cleanly, with nothing more
+            assert time.perf_counter() - started < 2
+
+    asyncio.run(scenario())
+
+
+def test_a_quiet_stream_hears_a_heartbeat(tmp_path):
+    console_config(tmp_path)
+
+    async def scenario():
+        async with console_table(tmp_path) as lookout:
+            lookout.console.heartbeat = 0.05
+            async with lookout.http.stream("GET", "/api/events") as stream:
+                lines = stream.aiter_lines()
+                await next_state(lines)
+                async for line in lines:
+                    if line.startswith(":"):
+                        break
+            head = await lookout.http.head("/api/events")
+            assert head.status_code == 200
+            assert head.headers["content-type"].startswith("text/event-stream")
+
+    asyncio.run(scenario())
+
+
+# -- history and export ------------------------------------------------------------------
+
+
+def test_history_and_export_tell_the_whole_session(tmp_path):
+    console_config(tmp_path)
+    pack = pack_ending_with("JC", "QC", "KC")
+
+    async def scenario():
+        async with console_table(tmp_path) as lookout:
+            await lookout.enter(
+                {"type": "session", "seats": SEATS, "banker": "Cy"},
+                {"type": "bet", "player": "Ann", "rank": "2", "weight": 2},
+            )
+            await lookout.deal(*pack[:49])
+            await lookout.enter(
+                {"type": "call", "player": "Bob", "order": ["J", "Q", "K"], "weight": 2}
+            )
+            await lookout.deal(*pack[49:])
+            lookout.reader.card("KC")  # a reading the rules refuse, journaled as refused
+            await until(lookout.daemon, lambda t: t.alarms)
+            await lookout.enter({"type": "shuffle"})
+            history = (await lookout.http.get("/api/history")).json()
+            document = (await lookout.http.get("/openapi.json")).json()
+            validator(document, "History").validate(history)
+            state = await lookout.state()
+            assert len(history["pairs"]) == 25
+            assert history["pairs"][0]["loser"] == pack[1]
+            assert history["packs"][0] == {
+                "number": 1,
+                "banker": "Cy",
+                "calls": [
+                    {
+                        "player": "Bob",
+                        "delta": 8,
+                        "outcome": "called",
+                        "rank": None,
+                        "copper": False,
+                        "weight": 2,
+                    }
+                ],
+            }
+            assert history["packs"][1] == {"number": 2, "banker": "Ann", "calls": []}
+            assert history["balances"] == state["balances"]
+            net = sum(p["banker"] for p in history["pairs"]) - 8
+            assert state["balances"]["Cy"] == net
+            exported = await lookout.http.get("/api/export")
+            assert exported.headers["content-type"].startswith("application/x-ndjson")
+            child = await asyncio.create_subprocess_exec(
+                sys.executable,
+                "-m",
+                "faro_pi.cli",
+                "export",
+                "--config",
+                str(tmp_path / "config.toml"),
+                stdout=asyncio.subprocess.PIPE,
+            )
+            printed, _ = await child.communicate()
+            assert exported.text == printed.decode()
+            return exported.text
+
+    text = asyncio.run(scenario())
+    lines = [json.loads(line) for line in text.splitlines()]
+    assert sum(1 for line in lines if "refused" in line) == 1
+    with Journal.open(tmp_path / "journal.sqlite3", readonly=True) as journal:
+        assert "".join(export_lines(journal)) == text
+
+
+# -- the token -----------------------------------------------------------------------
+
+
+def test_the_token_is_made_once_owner_only_and_kept_across_restarts(tmp_path):
+    console_config(tmp_path)
+    path = tmp_path / TOKEN_FILE
+
+    async def start() -> str:
+        async with console_table(tmp_path) as lookout:
+            token = lookout.console.token
+            assert (await lookout.post({"type": "lock"}, auth=False)).status_code == 401
+            assert (await lookout.post({"type": "lock"})).status_code in (200, 409)
+            return token
+
+    token = asyncio.run(start())
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert path.read_text().strip() == token and len(token) >= 40
+    assert asyncio.run(start()) == token
+    assert [p.name for p in tmp_path.iterdir() if "token" in p.name] == [TOKEN_FILE]
+
+
+def test_a_configured_token_is_used_and_no_file_is_made(tmp_path):
+    console_config(tmp_path, token="sesame")
+
+    async def scenario():
+        async with console_table(tmp_path) as lookout:
+            assert lookout.console.token == "sesame"
+            await lookout.enter({"type": "session", "seats": SEATS})
+
+    asyncio.run(scenario())
+    assert not (tmp_path / TOKEN_FILE).exists()
+
+
+def test_a_port_in_use_costs_the_console_not_the_game(tmp_path, caplog):
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        console_config(tmp_path, port=taken.getsockname()[1])
+
+        async def scenario():
+            async with running_table(tmp_path) as (daemon, reader, _):
+                assert console_of(daemon) is None
+                reader.card("5H")
+                await until(daemon, lambda t: t.pack.exposed)
+
+        with caplog.at_level(logging.INFO, logger="faro_pi"):
+            asyncio.run(scenario())
+    [line] = [r.getMessage() for r in caplog.records if "not served" in r.getMessage()]
+    assert "not served" in line and "in use" in line.lower()
+
+
+# -- the command line's clients ---------------------------------------------------------
+
+
+async def faro_pi(*args: str) -> tuple[int, str, str]:
+    child = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "faro_pi.cli",
+        *args,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        env={**os.environ, "PYTHONPATH": str(Path(__file__).parents[1])},
+    )
+    out, err = await child.communicate()
+    return child.returncode, out.decode(), err.decode()
+
+
+def test_the_command_line_clients_work_against_a_running_daemon(tmp_path):
+    console_config(tmp_path)
+    config = ("--config", str(tmp_path / "config.toml"))
+    pack = pack_ending_with("JC", "QC", "KC")
+
+    async def scenario():
+        async with console_table(tmp_path) as lookout:
+            status, out, err = await faro_pi("seat", "Ann", "Bob", "Cy", "--banker", "Cy", *config)
+            assert (status, err) == (0, ""), err
+            assert out.startswith("session ")
+            status, out, _ = await faro_pi("bet", "Ann", "9", "2", "--copper", "--json", *config)
+            assert status == 0
+            assert json.loads(out)["event"]["copper"] is True
+            status, out, err = await faro_pi("bet", "Zed", "9", "2", *config)
+            assert status == 1 and out == ""
+            assert err.strip() == "faro-pi: refused: Zed is not seated at this table [not-seated]"
+            status, out, _ = await faro_pi("bet", "Zed", "9", "2", "--json", *config)
+            assert status == 1 and json.loads(out)["rule"] == "not-seated"
+            assert (await faro_pi("lock", *config))[0] == 0
+            assert (await faro_pi("card", pack[0], *config))[0] == 0
+            await lookout.deal(*pack[1:49])
+            status, _, err = await faro_pi(
+                "call", "Bob", "--colours", "red", "red", "red", "2", *config
+            )
+            assert status == 1 and "[colours]" in err
+            status, _, err = await faro_pi("call", "Bob", "J", "Q", "K", "2", *config)
+            assert status == 0, err
+            token = lookout.console.token
+            url = ("--url", str(lookout.http.base_url), "--token", token)
+            status, out, err = await faro_pi("status", "--json", *url)
+            assert status == 0, err
+            assert json.loads(out) == await lookout.state()
+            status, out, _ = await faro_pi("status", *config)
+            assert status == 0
+            assert out.startswith("pack 1: 49 cards out, 3 left, turn 24; entries open")
+            assert "call: Bob J Q K for 2" in out
+            status, _, err = await faro_pi(
+                "lock", "--url", str(lookout.http.base_url), "--token", "wrong"
+            )
+            assert status == 2 and "401" in err
+            assert (tmp_path / TOKEN_FILE).exists()
+
+    asyncio.run(scenario())
+
+    async def stopped():
+        return await faro_pi("status", *config), await faro_pi("lock", *config)
+
+    for status, out, err in asyncio.run(stopped()):
+        assert status == 2 and out == ""
+        assert len(err.splitlines()) == 1 and "is the daemon running?" in err
