@@ -1,0 +1,154 @@
+"""The simulator end to end: the real daemon on simulated hardware, a pack with faults."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import json
+import subprocess
+import sys
+import time
+
+from PIL import Image, ImageChops
+
+from faro_pi import scenario
+from faro_pi.events import CardDrawn, event_from_json
+from faro_pi.exc import Refused
+from faro_pi.replay import replay_lines
+from faro_pi.rules import Table
+from faro_pi.sim import simulate
+
+
+def grid_of(table: Table) -> list[str]:
+    """The case keeper a person expects: a card's light is on while it is in the shoe."""
+    seen = table.pack.seen
+    from faro_pi.cards import DECK, SUITS
+
+    return [
+        "".join("0" if DECK[row * 13 + col] in seen else "1" for col in range(13))
+        for row in range(len(SUITS))
+    ]
+
+
+def export(out) -> list[str]:
+    done = subprocess.run(
+        [sys.executable, "-m", "faro_pi.cli", "export", "--config", str(out / "config.toml")],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return done.stdout.splitlines()
+
+
+def test_a_pack_with_faults_on_the_simulated_table(tmp_path):
+    steps = scenario.demo(seed=11, faults=True)
+    kinds = {s["type"] for s in steps}
+    assert {"noread", "garble", "unplug", "press", "reader_reset"} <= kinds
+    out = tmp_path / "sim-out"
+
+    started = time.perf_counter()
+    summary = asyncio.run(simulate(steps, out, speed=0))
+    print(f"a pack with faults at --speed 0: {time.perf_counter() - started:.1f} s")
+    assert summary["status"] == 0
+
+    # Every card the table applied, in journal order, beside what the pins showed.
+    lines = export(out)
+    rows = [json.loads(line) for line in (out / "table.jsonl").read_text().splitlines()]
+    table, applied = Table(), 0
+    refused_readings = 0
+    for line in lines:
+        obj = json.loads(line)
+        if "refused" in obj:
+            refused_readings += 1
+            continue
+        event = event_from_json(obj)
+        try:
+            table.apply(event)
+        except Refused:
+            continue
+        if isinstance(event, CardDrawn):
+            row = rows[applied]
+            applied += 1
+            assert row["card"] == event.card.code
+            assert row["n"] == len(table.pack.exposed)
+            assert row["leds"] == grid_of(table), f"case keeper wrong after card {row['n']}"
+    assert applied == len(rows)
+    assert table.pack.complete
+    assert refused_readings == 1  # the duplicate
+    assert any(json.loads(line)["type"] == "void" for line in lines)
+    assert any(json.loads(line).get("kind") == "noread" for line in lines)
+
+    # The balances the simulator reports are those of replaying its journal.
+    replayed = replay_lines(lines)
+    assert summary["balances"] == replayed.summary()["balances"]
+    assert replayed.table.pack.complete
+
+    # The OLED's pictures, decoded from the I²C bytes, change frame by frame.
+    gif = Image.open(out / "oled.gif")
+    frames = []
+    for index in range(gif.n_frames):
+        gif.seek(index)
+        frames.append(gif.convert("L").copy())
+    assert len(frames) > 20
+    for before, after in itertools.pairwise(frames):
+        assert ImageChops.difference(before, after).getbbox() is not None
+    assert rows[-1]["oled_frame"] >= rows[0]["oled_frame"]
+
+
+def test_a_scenario_file_plays_and_a_bad_one_is_named(tmp_path):
+    good = tmp_path / "s.jsonl"
+    good.write_text(
+        "\n".join(
+            [
+                '{"type":"session","seats":["Ann","Bob"],"banker":"Bob"}',
+                '{"type":"card","card":"5H"}',
+                '{"type":"bet","player":"Ann","rank":"K","weight":4}',
+                '{"type":"press","button":"signal"}',
+                '{"type":"card","card":"KD"}',
+                '{"type":"card","card":"9C"}',
+                '{"type":"bet","player":"Zed","rank":"K","weight":4}',
+            ]
+        )
+    )
+    out = tmp_path / "out"
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "faro_pi.cli",
+            "sim",
+            "--scenario",
+            str(good),
+            "--out",
+            str(out),
+            "--speed",
+            "0",
+        ],
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "Ann -4" in done.stdout  # the plain screen: K lost for Ann
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["balances"] == {"Ann": -4, "Bob": 4}
+    assert summary["refused_entries"][0]["step"] == 7
+    assert "not seated" in summary["refused_entries"][0]["message"]
+
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"type":"press","button":"panic"}\n')
+    done = subprocess.run(
+        [sys.executable, "-m", "faro_pi.cli", "sim", "--scenario", str(bad), "--out", str(out)],
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 2
+    assert "line 1" in done.stderr and "button" in done.stderr
+
+
+def test_oled_frames_in_the_terminal_are_quadrant_blocks():
+    from faro_pi.sim_screen import oled_text
+
+    image = Image.new("1", (4, 2))
+    image.putpixel((0, 0), 1)
+    image.putpixel((3, 1), 1)
+    assert oled_text(image) == ["▘▗"]
