@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: test sim bench lint format clean
+.PHONY: test test-deps sim bench lint format clean install uninstall hardware
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -13,7 +13,13 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	touch $@
 
-test: $(STAMP)
+# systemd-analyze (Debian's systemd package) rates the service unit in
+# tests/test_deployment.py; installed here when missing.
+test-deps:
+	@command -v systemd-analyze >/dev/null 2>&1 || { \
+		apt-get update -qq && apt-get install -y -qq --no-install-recommends systemd; }
+
+test: $(STAMP) test-deps
 	$(BIN)/python -m pytest -q
 
 sim: $(STAMP)
@@ -21,6 +27,25 @@ sim: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python -m tests.benchmarks.bench_rules
+	$(BIN)/python -m tests.benchmarks.bench_daemon
+	$(BIN)/python -m tests.benchmarks.bench_case_keeper
+	$(BIN)/python -m tests.benchmarks.bench_display
+	$(BIN)/python -m tests.benchmarks.bench_console
+
+# On the Raspberry Pi, as root: the service, the udev rule, /opt/faro-pi and
+# /etc/faro-pi (see hardware/README.md). DESTDIR=FOLDER stages the files there
+# instead and touches nothing else; PREFIX moves the virtualenv.
+install:
+	DESTDIR="$(DESTDIR)" PREFIX="$(PREFIX)" sh hardware/install.sh
+
+# Keeps the journal (/var/lib/faro-pi) and an edited config.
+uninstall:
+	DESTDIR="$(DESTDIR)" PREFIX="$(PREFIX)" sh hardware/uninstall.sh
+
+# Redraws hardware/wiring.svg and hardware/card-codes.svg from the code.
+hardware: $(STAMP)
+	$(BIN)/python -m hardware.wiring
+	$(BIN)/python -m hardware.card_codes
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

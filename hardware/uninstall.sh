@@ -1,0 +1,75 @@
+#!/bin/sh
+# Removes what hardware/install.sh installed: `sudo make uninstall`.
+#
+# The journal (/var/lib/faro-pi) is KEPT: it is the record of every game.
+# The config is kept too if it was edited (removed only while it is still the
+# example), and so is the faro-pi user, who owns the journal.
+#
+# Environment: DESTDIR and PREFIX as for install.sh.
+set -eu
+
+SRC=$(cd "$(dirname "$0")/.." && pwd)
+DESTDIR=${DESTDIR:-}
+PREFIX=${PREFIX:-/opt/faro-pi}
+CONF_DIR=/etc/faro-pi
+CONFIG=$CONF_DIR/config.toml
+UNIT=/etc/systemd/system/faro-pi.service
+RULE=/etc/udev/rules.d/99-faro-reader.rules
+STATE_DIR=/var/lib/faro-pi
+VENV=$DESTDIR$PREFIX
+
+say() { printf '%s\n' "$*"; }
+
+system() {
+    if [ -n "$DESTDIR" ]; then
+        say "skipped (DESTDIR): $*"
+    else
+        say "+ $*"
+        "$@"
+    fi
+}
+
+case $PREFIX in
+/?*) ;;
+*) say "uninstall.sh: PREFIX must be an absolute path other than /, not '$PREFIX'" >&2; exit 2 ;;
+esac
+if [ -z "$DESTDIR" ] && [ "$(id -u)" -ne 0 ]; then
+    say "uninstall.sh: run as root (sudo make uninstall)" >&2
+    exit 1
+fi
+
+if [ -e "$DESTDIR$UNIT" ]; then
+    system systemctl disable --now faro-pi
+    rm -f "$DESTDIR$UNIT"
+    say "removed $DESTDIR$UNIT"
+fi
+system systemctl daemon-reload
+
+if [ -e "$DESTDIR$RULE" ]; then
+    rm -f "$DESTDIR$RULE"
+    say "removed $DESTDIR$RULE"
+fi
+system udevadm control --reload
+
+# Only a folder that install.sh made: a virtualenv, or its README alone.
+if [ -f "$VENV/pyvenv.cfg" ] || [ -f "$VENV/README.md" ]; then
+    rm -rf "$VENV"
+    say "removed $VENV"
+elif [ -e "$VENV" ]; then
+    say "left $VENV alone: it is not a faro-pi virtualenv"
+fi
+
+if [ -e "$DESTDIR$CONFIG" ]; then
+    if cmp -s "$DESTDIR$CONFIG" "$SRC/faro_pi/config.example.toml"; then
+        rm -f "$DESTDIR$CONFIG"
+        rmdir "$DESTDIR$CONF_DIR" 2>/dev/null || true
+        say "removed $DESTDIR$CONFIG (it was the example)"
+    else
+        say "kept $DESTDIR$CONFIG: it was edited"
+    fi
+fi
+
+if [ -e "$DESTDIR$STATE_DIR" ]; then
+    say "kept the journal in $DESTDIR$STATE_DIR"
+fi
+say "kept the faro-pi user (it owns the journal); 'sudo userdel faro-pi' removes it"

@@ -1,0 +1,361 @@
+"""The service unit, the udev rule and the installer, against each other and the config.
+
+The installer runs for real into a temporary DESTDIR (as `make install`
+would with DESTDIR set): nothing outside it is touched, and the commands that
+would change the machine are only shown.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import stat
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from faro_pi.config import load_config
+from faro_pi.journal import Journal
+from faro_pi.systemd import Notifier
+
+ROOT = Path(__file__).parent.parent
+UNIT = ROOT / "systemd" / "faro-pi.service"
+RULE = ROOT / "hardware" / "99-faro-reader.rules"
+EXAMPLE = ROOT / "faro_pi" / "config.example.toml"
+INSTALL = ROOT / "hardware" / "install.sh"
+UNINSTALL = ROOT / "hardware" / "uninstall.sh"
+
+MAX_EXPOSURE = 2.5
+
+
+def unit_settings(text: str) -> dict[str, list[str]]:
+    """``Section.Key`` → every value it is given, in order (systemd keys may repeat)."""
+    settings: dict[str, list[str]] = {}
+    section = ""
+    for line in text.splitlines():
+        line = line.strip()
+        if not line or line.startswith(("#", ";")):
+            continue
+        if line.startswith("["):
+            section = line.strip("[]")
+            continue
+        key, _, value = line.partition("=")
+        settings.setdefault(f"{section}.{key}", []).append(value)
+    return settings
+
+
+def one(settings: dict[str, list[str]], key: str) -> str:
+    [value] = settings[key]
+    return value
+
+
+@pytest.fixture(scope="module")
+def unit() -> dict[str, list[str]]:
+    return unit_settings(UNIT.read_text())
+
+
+# -- the unit ------------------------------------------------------------------------
+
+
+def test_systemd_analyze_rates_the_unit_at_most_2_5():
+    analyze = shutil.which("systemd-analyze")
+    assert analyze, (
+        "systemd-analyze is missing: it is in Debian's systemd package "
+        "(apt-get install systemd; make test-deps does)"
+    )
+    done = subprocess.run(
+        [analyze, "security", "--offline=yes", "--no-pager", str(UNIT)],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "SYSTEMD_COLORS": "0"},
+    )
+    match = re.search(r"Overall exposure level for faro-pi\.service: (\d+\.\d+)", done.stdout)
+    assert match, done.stdout + done.stderr
+    assert float(match[1]) <= MAX_EXPOSURE, done.stdout
+    # systemd read every line of the unit: no unknown or malformed settings
+    complaints = [line for line in done.stderr.splitlines() if "faro-pi.service" in line]
+    assert complaints == [], "\n".join(complaints)
+
+
+def test_the_unit_starts_the_daemon_as_a_notify_service_with_a_watchdog(unit):
+    assert one(unit, "Service.Type") == "notify"
+    assert one(unit, "Service.Restart") == "on-failure"
+    assert one(unit, "Service.RestartPreventExitStatus") == "2"  # a config error
+    watchdog = one(unit, "Service.WatchdogSec")
+    seconds = float(watchdog.removesuffix("s"))
+    # what the daemon makes of the WATCHDOG_USEC systemd derives from it
+    notifier = Notifier({"WATCHDOG_USEC": str(int(seconds * 1e6))})
+    assert notifier.watchdog_interval == seconds / 2
+    assert one(unit, "Service.ExecStart") == (
+        "/opt/faro-pi/bin/faro-pi run --config /etc/faro-pi/config.toml"
+    )
+    assert one(unit, "Install.WantedBy") == "multi-user.target"
+
+
+def test_the_units_folders_are_where_the_default_config_puts_things(unit):
+    config = load_config(EXAMPLE, environ={})
+    exec_config = Path(one(unit, "Service.ExecStart").split("--config ")[1])
+    assert exec_config.parent == Path("/etc") / one(unit, "Service.ConfigurationDirectory")
+    assert config.journal.path.parent == Path("/var/lib") / one(unit, "Service.StateDirectory")
+    runtime = Path("/run") / one(unit, "Service.RuntimeDirectory")
+    assert Path(one(unit, "Service.WorkingDirectory")) == runtime  # lgpio's pipes go here
+    assert one(unit, "Service.UMask") == "0077"
+
+
+def test_the_service_user_reaches_exactly_the_devices_the_table_uses(unit):
+    config = load_config(EXAMPLE, environ={})
+    assert one(unit, "Service.User") == "faro-pi"
+    assert one(unit, "Service.SupplementaryGroups").split() == ["gpio", "i2c", "dialout"]
+    assert one(unit, "Service.DevicePolicy") == "closed"
+    allowed = [value.split()[0] for value in unit["Service.DeviceAllow"]]
+    assert allowed == [
+        "char-gpiochip",  # lgpio
+        "/dev/gpiomem",  # RPi.GPIO
+        f"/dev/i2c-{config.display.i2c_port}",  # the OLED
+        "char-ttyACM",  # the reader, plugged in whenever
+        "char-ttyUSB",  # a scanner on a USB serial adapter
+    ]
+    assert all(value.split()[1] == "rw" for value in unit["Service.DeviceAllow"])
+
+
+def test_the_unit_is_hardened(unit):
+    expected = {
+        "NoNewPrivileges": "yes",
+        "CapabilityBoundingSet": "",
+        "ProtectSystem": "strict",
+        "ProtectHome": "yes",
+        "PrivateTmp": "yes",
+        "ProtectKernelTunables": "yes",
+        "ProtectKernelModules": "yes",
+        "ProtectKernelLogs": "yes",
+        "ProtectControlGroups": "yes",
+        "ProtectClock": "yes",
+        "ProtectHostname": "yes",
+        "RestrictNamespaces": "yes",
+        "LockPersonality": "yes",
+        "MemoryDenyWriteExecute": "yes",
+        "RestrictRealtime": "yes",
+        "RestrictSUIDSGID": "yes",
+        "SystemCallArchitectures": "native",
+        "RestrictAddressFamilies": "AF_UNIX AF_INET AF_INET6",
+    }
+    assert {key: one(unit, f"Service.{key}") for key in expected} == expected
+    assert unit["Service.SystemCallFilter"][0] == "@system-service"
+    # gpiozero reads the board's model from /proc; group access needs the real groups
+    assert "Service.ProcSubset" not in unit and "Service.PrivateUsers" not in unit
+
+
+# -- the udev rule -------------------------------------------------------------------
+
+
+def test_the_udev_rule_names_the_pico_as_the_configs_reader_port(unit):
+    [rule] = [line for line in RULE.read_text().splitlines() if line and line[0] != "#"]
+    pairs = dict(re.findall(r'([A-Z_]+(?:\{\w+\})?)[!+=:]=?"([^"]*)"', rule))
+    assert pairs["SUBSYSTEM"] == "tty"
+    assert (pairs["ATTRS{idVendor}"], pairs["ATTRS{idProduct}"]) == ("2e8a", "0005")
+    assert pairs["MODE"] == "0660"
+    assert pairs["GROUP"] in one(unit, "Service.SupplementaryGroups").split()
+    config = load_config(EXAMPLE, environ={})
+    assert config.reader.port == "/dev/" + pairs["SYMLINK"]
+    assert 'TAG+="systemd"' in rule
+
+
+# -- the installer -------------------------------------------------------------------
+
+
+def run_script(script: Path, destdir: Path, **env: str) -> str:
+    environ = {
+        k: v for k, v in os.environ.items() if k not in ("PREFIX", "DESTDIR", "FARO_PI_SKIP_VENV")
+    }
+    done = subprocess.run(
+        ["sh", str(script)],
+        env={**environ, "DESTDIR": str(destdir), "FARO_PI_NO_APT": "1", **env},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    return done.stdout
+
+
+def install(destdir: Path, **env: str) -> str:
+    return run_script(INSTALL, destdir, **{"FARO_PI_SKIP_VENV": "1", **env})
+
+
+def test_install_puts_every_file_where_the_unit_looks_for_it(tmp_path):
+    out = install(tmp_path)
+    unit_file = tmp_path / "etc/systemd/system/faro-pi.service"
+    installed = unit_settings(unit_file.read_text())
+    assert unit_file.read_text() == UNIT.read_text()  # the default PREFIX changes nothing
+
+    command = one(installed, "Service.ExecStart").split()
+    assert command[0] == "/opt/faro-pi/bin/faro-pi"
+    venv = tmp_path / "opt/faro-pi"
+    assert f"python3 -m venv --system-site-packages {venv}" in out
+    assert f"{venv}/bin/python -m pip install --upgrade '{ROOT}[pi]'" in out
+    assert (venv / "README.md").read_text() == (ROOT / "README.md").read_text()
+
+    config_path = tmp_path / command[command.index("--config") + 1].lstrip("/")
+    assert config_path.parent == tmp_path / "etc" / one(installed, "Service.ConfigurationDirectory")
+    assert config_path.read_text() == EXAMPLE.read_text()
+    assert stat.S_IMODE(config_path.stat().st_mode) == 0o640
+    assert stat.S_IMODE(config_path.parent.stat().st_mode) == 0o750
+    config = load_config(config_path, environ={})
+    assert (
+        config.journal.path
+        == Path("/var/lib") / one(installed, "Service.StateDirectory") / "journal.sqlite3"
+    )
+
+    rule = tmp_path / "etc/udev/rules.d/99-faro-reader.rules"
+    assert rule.read_text() == RULE.read_text()
+    assert f'SYMLINK+="{config.reader.port.removeprefix("/dev/")}"' in rule.read_text()
+
+    # Nothing outside DESTDIR: every command that would change the machine is only shown.
+    for command in (
+        "useradd --system --user-group --home-dir /var/lib/faro-pi --no-create-home "
+        "--shell /usr/sbin/nologin faro-pi",
+        "usermod --append --groups gpio faro-pi",
+        "usermod --append --groups dialout faro-pi",
+        "chown root:faro-pi /etc/faro-pi /etc/faro-pi/config.toml",
+        "udevadm control --reload",
+        "systemctl daemon-reload",
+        "systemctl enable faro-pi",
+        "systemctl restart faro-pi",
+    ):
+        assert f"skipped (DESTDIR): {command}" in out
+    assert "\n+ " not in out
+    assert sorted(p.relative_to(tmp_path).parts[0] for p in tmp_path.iterdir()) == ["etc", "opt"]
+
+
+def test_install_says_how_to_turn_i2c_on_and_spi_off_on_this_machine(tmp_path):
+    out = install(tmp_path)
+    if os.path.exists("/dev/i2c-1"):
+        assert "ok: I²C is on (/dev/i2c-1)" in out
+    else:
+        assert "sudo raspi-config nonint do_i2c 0" in out
+    if os.path.exists("/dev/spidev0.0"):
+        assert "sudo raspi-config nonint do_spi 1" in out
+    else:
+        assert "ok: SPI is off" in out
+
+
+def test_a_second_install_keeps_an_edited_config(tmp_path):
+    install(tmp_path)
+    config = tmp_path / "etc/faro-pi/config.toml"
+    edited = config.read_text().replace("signal = 17", "signal = 5")
+    config.write_text(edited)
+    out = install(tmp_path)
+    assert config.read_text() == edited
+    assert f"kept {config}" in out
+
+
+def test_prefix_moves_the_virtualenv_and_the_units_paths_with_it(tmp_path):
+    out = install(tmp_path, PREFIX="/srv/table")
+    installed = unit_settings((tmp_path / "etc/systemd/system/faro-pi.service").read_text())
+    assert one(installed, "Service.ExecStart").startswith("/srv/table/bin/faro-pi run ")
+    assert one(installed, "Unit.Documentation") == "file:///srv/table/README.md"
+    assert (tmp_path / "srv/table/README.md").exists()
+    assert f"-m venv --system-site-packages {tmp_path}/srv/table" in out
+
+
+FAKE_PYTHON = """\
+#!/bin/sh
+# Stands in for python3 and for the virtualenv's python: logs what it is
+# asked, makes the files a venv and pip would make.
+echo "$0 $*" >> "{log}"
+if [ "$1 $2" = "-m venv" ]; then
+    mkdir -p "$4/bin" && cp "$0" "$4/bin/python" && touch "$4/pyvenv.cfg"
+elif [ "$1 $2" = "-m pip" ]; then
+    case "$5" in
+    *"[pi]") [ -n "{fail_extras}" ] && exit 1 ;;
+    esac
+    here=$(dirname "$0")
+    printf '#!%s/python\\n' "$here" > "$here/faro-pi"
+    chmod +x "$here/faro-pi"
+fi
+"""
+
+
+@pytest.mark.parametrize("fail_extras", [False, True], ids=["extras", "extras-fail"])
+def test_the_virtualenv_step_makes_the_units_command(tmp_path, fail_extras):
+    log = tmp_path / "python.log"
+    fake = tmp_path / "python3"
+    fake.write_text(FAKE_PYTHON.format(log=log, fail_extras="yes" if fail_extras else ""))
+    fake.chmod(0o755)
+    dest = tmp_path / "root"
+    install(dest, FARO_PI_SKIP_VENV="", PYTHON=str(fake))
+    venv = dest / "opt/faro-pi"
+    assert os.access(venv / "bin/faro-pi", os.X_OK)  # ExecStart's program, under DESTDIR
+    calls = log.read_text().splitlines()
+    assert calls[0] == f"{fake} -m venv --system-site-packages {venv}"
+    assert calls[1] == f"{venv}/bin/python -m pip install --upgrade {ROOT}[pi]"
+    if fail_extras:  # the OS's lgpio still serves
+        assert calls[2:] == [f"{venv}/bin/python -m pip install --upgrade {ROOT}"]
+    else:
+        assert calls[2:] == []
+
+
+def test_uninstall_removes_the_install_but_keeps_the_journal(tmp_path):
+    install(tmp_path)
+    journal_path = tmp_path / "var/lib/faro-pi/journal.sqlite3"
+    with Journal.open(journal_path) as journal:
+        journal.append({"type": "shuffle"})
+    kept = journal_path.read_bytes()
+    out = run_script(UNINSTALL, tmp_path)
+    assert not (tmp_path / "etc/systemd/system/faro-pi.service").exists()
+    assert not (tmp_path / "etc/udev/rules.d/99-faro-reader.rules").exists()
+    assert not (tmp_path / "opt/faro-pi").exists()
+    assert not (tmp_path / "etc/faro-pi").exists()  # the config was still the example
+    assert journal_path.read_bytes() == kept
+    assert f"kept the journal in {tmp_path}/var/lib/faro-pi" in out
+    assert "skipped (DESTDIR): systemctl disable --now faro-pi" in out
+
+
+def test_uninstall_keeps_an_edited_config(tmp_path):
+    install(tmp_path)
+    config = tmp_path / "etc/faro-pi/config.toml"
+    config.write_text(config.read_text() + "\n# the felt's own settings\n")
+    out = run_script(UNINSTALL, tmp_path)
+    assert config.exists()
+    assert "it was edited" in out
+
+
+def test_the_scripts_are_posix_sh_that_stop_on_errors():
+    for script in (INSTALL, UNINSTALL):
+        text = script.read_text()
+        assert text.startswith("#!/bin/sh\n")
+        assert "\nset -eu\n" in text
+        assert os.access(script, os.X_OK)
+    if shutil.which("dash"):  # Debian's /bin/sh
+        for script in (INSTALL, UNINSTALL):
+            done = subprocess.run(["dash", "-n", str(script)], capture_output=True, text=True)
+            assert done.returncode == 0, done.stderr
+
+
+def test_the_pi_extras_install_only_on_arm_linux():
+    """The pyproject's ``pi`` extra: lgpio and RPi.GPIO for the Pi's CPUs, never x86."""
+    import tomllib
+
+    from packaging.requirements import Requirement
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    extras = project["optional-dependencies"]
+    assert "pi" in extras, (
+        "pyproject.toml needs [project.optional-dependencies] pi: lgpio and RPi.GPIO, "
+        "with markers for Linux on aarch64, armv7l and armv6l"
+    )
+    names = set()
+    for line in extras["pi"]:
+        requirement = Requirement(line)
+        names.add(requirement.name.lower())
+        for machine in ("aarch64", "armv7l", "armv6l"):
+            assert requirement.marker.evaluate(
+                {"platform_machine": machine, "sys_platform": "linux"}
+            )
+        for machine in ("x86_64", "AMD64", "arm64", "i686"):
+            assert not requirement.marker.evaluate(
+                {"platform_machine": machine, "sys_platform": "linux"}
+            )
+    assert names == {"lgpio", "rpi.gpio"}

@@ -1,0 +1,189 @@
+"""hardware/: the README's pin map, the wiring diagram and the card codes, against the code."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+from faro_pi import wiring as case_wiring
+from faro_pi.cards import DECK, SUIT_SYMBOLS
+from faro_pi.config import load_config
+from hardware import card_codes, wiring
+
+ROOT = Path(__file__).parent.parent
+HARDWARE = ROOT / "hardware"
+README = HARDWARE / "README.md"
+EXAMPLE = ROOT / "faro_pi" / "config.example.toml"
+SVG = "{http://www.w3.org/2000/svg}"
+
+
+def readme_pin_map() -> list[dict[str, str]]:
+    """The rows of hardware/README.md's pin map, by column heading."""
+    text = README.read_text()
+    start = text.index("<!-- pin-map")
+    end = text.index("<!-- end pin-map -->")
+    lines = [line for line in text[start:end].splitlines()[1:] if line.startswith("|")]
+    heads = [cell.strip() for cell in lines[0].strip("|").split("|")]
+    rows = []
+    for line in lines[2:]:
+        cells = [cell.strip() for cell in line.strip("|").split("|")]
+        rows.append(dict(zip(heads, cells, strict=True)))
+    return rows
+
+
+def test_the_readmes_pin_map_is_the_configs_defaults():
+    config = load_config(EXAMPLE, environ={})
+    pins = config.pins()
+    header = wiring.header()
+    seen = {}
+    for row in readme_pin_map():
+        bcm = int(row["BCM"].removeprefix("GPIO"))
+        assert header[int(row["Header pin"])] == f"GPIO{bcm}", row  # the header pin is that GPIO
+        if row["Config key"] != "-":
+            seen[row["Config key"].strip("`")] = bcm
+        else:
+            assert bcm in wiring.I2C_PINS.values(), row
+    assert seen == pins
+    # and the table is exactly what `python -m hardware.wiring --table` prints
+    text = README.read_text()
+    assert wiring.markdown_table(config) in text
+
+
+def test_the_readmes_led_figures_are_the_drawings():
+    text = README.read_text()
+    current = wiring.led_current_ma()
+    assert f"≈ {current:.1f} mA" in text
+    assert f"{wiring.LED_RESISTOR} Ω" in text
+    assert f"52 × {current:.1f} mA ≈ {52 * current:.0f} mA" in text
+    assert f"8 × {current:.1f} mA ≈ {8 * current:.1f} mA" in text
+    assert 8 * current < 70 / 2 and current < 6  # the 74HC595's package and output limits
+
+
+def test_the_wiring_diagram_is_drawn_from_the_code():
+    committed = (HARDWARE / "wiring.svg").read_text(encoding="utf-8")
+    assert wiring.render() == committed, "wiring.svg is out of date: python -m hardware.wiring"
+
+
+def test_the_wiring_diagram_shows_every_pin_and_every_cards_led():
+    root = ET.fromstring((HARDWARE / "wiring.svg").read_bytes())
+    texts = ["".join(t.itertext()) for t in root.iter(f"{SVG}text")]
+    config = load_config(EXAMPLE, environ={})
+    for key, bcm in config.pins().items():
+        assert f"GPIO{bcm} {key.split('.')[1]}" in texts, key
+    for card in DECK:
+        register, q = case_wiring.PLACES[card.index]
+        rank = card.code[:-1]
+        assert f"{rank}{SUIT_SYMBOLS[card.suit]}  R{register} Q{q}" in texts
+    for role in case_wiring.ROLES:
+        assert any(text.startswith(role.signal) for text in texts), role.signal
+
+
+@pytest.mark.parametrize("how", [["-m", "hardware.wiring"], ["hardware/wiring.py"]])
+def test_the_wiring_script_runs_as_a_module_and_as_a_file(tmp_path, how):
+    out = tmp_path / "wiring.svg"
+    subprocess.run([sys.executable, *how, "--out", str(out)], cwd=ROOT, check=True)
+    assert out.read_text(encoding="utf-8") == (HARDWARE / "wiring.svg").read_text()
+
+
+# -- the card codes ------------------------------------------------------------------
+
+# Code 128 from the standard, as modules (1 bar, 0 space), kept apart from the
+# generator's table of widths so that a slip in one cannot hide in the other.
+# fmt: off
+CODE128_MODULES = """
+11011001100 11001101100 11001100110 10010011000 10010001100 10001001100 10011001000
+10011000100 10001100100 11001001000 11001000100 11000100100 10110011100 10011011100
+10011001110 10111001100 10011101100 10011100110 11001110010 11001011100 11001001110
+11011100100 11001110100 11101101110 11101001100 11100101100 11100100110 11101100100
+11100110100 11100110010 11011011000 11011000110 11000110110 10100011000 10001011000
+10001000110 10110001000 10001101000 10001100010 11010001000 11000101000 11000100010
+10110111000 10110001110 10001101110 10111011000 10111000110 10001110110 11101110110
+11010001110 11000101110 11011101000 11011100010 11011101110 11101011000 11101000110
+11100010110 11101101000 11101100010 11100011010 11101111010 11001000010 11110001010
+10100110000 10100001100 10010110000 10010000110 10000101100 10000100110 10110010000
+10110000100 10011010000 10011000010 10000110100 10000110010 11000010010 11001010000
+11110111010 11000010100 10001111010 10100111100 10010111100 10010011110 10111100100
+10011110100 10011110010 11110100100 11110010100 11110010010 11011011110 11011110110
+11110110110 10101111000 10100011110 10001011110 10111101000 10111100010 11110101000
+11110100010 10111011110 10111101110 11101011110 11110101110 11010000100 11010010000
+11010011100 1100011101011
+""".split()  # noqa: SIM905
+# fmt: on
+START_B, STOP = 104, 106
+
+
+def decode_code128(modules: str) -> str:
+    """The text of one Code 128 (set B) symbol given as modules, checking its check character."""
+    lookup = {pattern: value for value, pattern in enumerate(CODE128_MODULES)}
+    assert modules.endswith(CODE128_MODULES[STOP]), "no stop pattern"
+    body = modules[: -len(CODE128_MODULES[STOP])]
+    assert len(body) % 11 == 0, "not a whole number of symbols"
+    values = [lookup[body[i : i + 11]] for i in range(0, len(body), 11)]
+    assert values[0] == START_B, "not code set B"
+    *data, check = values[1:]
+    assert check == (START_B + sum(i * v for i, v in enumerate(data, start=1))) % 103, "check"
+    return "".join(chr(v + 32) for v in data)
+
+
+def barcodes(svg_text: str) -> dict[str, list[tuple[float, float]]]:
+    """Each ``card-CODE`` group's bars as (x, width) in millimetres, left to right."""
+    root = ET.fromstring(svg_text.encode())
+    found = {}
+    for group in root.iter(f"{SVG}g"):
+        name = group.get("id", "")
+        if name.startswith("card-"):
+            bars = [(float(r.get("x")), float(r.get("width"))) for r in group.iter(f"{SVG}rect")]
+            found[name.removeprefix("card-")] = sorted(bars)
+    return found
+
+
+def modules_of(bars: list[tuple[float, float]], module: float) -> str:
+    """The bars and the gaps between them as a string of modules."""
+    out = []
+    for i, (x, width) in enumerate(bars):
+        if i:
+            gap = (x - (bars[i - 1][0] + bars[i - 1][1])) / module
+            assert abs(gap - round(gap)) < 0.02 and round(gap) >= 1
+            out.append("0" * round(gap))
+        count = width / module
+        assert abs(count - round(count)) < 0.02
+        out.append("1" * round(count))
+    return "".join(out)
+
+
+def test_the_card_code_sheet_is_drawn_from_the_code():
+    committed = (HARDWARE / "card-codes.svg").read_text(encoding="utf-8")
+    assert card_codes.render() == committed, (
+        "card-codes.svg is out of date: python -m hardware.card_codes"
+    )
+
+
+def test_every_card_has_a_barcode_that_decodes_to_its_code():
+    found = barcodes((HARDWARE / "card-codes.svg").read_text(encoding="utf-8"))
+    assert sorted(found) == sorted(card.code for card in DECK)
+    module = card_codes.MODULE
+    for code, bars in found.items():
+        assert decode_code128(modules_of(bars, module)) == code
+
+
+def test_each_barcode_has_its_quiet_zone_inside_its_label():
+    found = barcodes((HARDWARE / "card-codes.svg").read_text(encoding="utf-8"))
+    cell = (card_codes.PAGE_W - 2 * card_codes.MARGIN) / 4
+    quiet = card_codes.QUIET * card_codes.MODULE
+    for card in DECK:
+        bars = found[card.code]
+        left = card_codes.MARGIN + "SHDC".index(card.suit) * cell
+        assert bars[0][0] - left >= quiet
+        assert left + cell - (bars[-1][0] + bars[-1][1]) >= quiet
+
+
+def test_the_generators_table_is_the_standards():
+    for value, modules in enumerate(CODE128_MODULES):
+        widths = [len(run) for run in re.findall(r"1+|0+", modules)]
+        assert "".join(map(str, widths)) == card_codes.PATTERNS[value]
+    assert card_codes.widths("AS")[:6] == [2, 1, 1, 2, 1, 4]  # start B
