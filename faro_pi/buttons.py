@@ -8,6 +8,7 @@ RPi.GPIO, or the mock factory in the simulator and the tests.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable
 
 from faro_pi.config import ButtonsConfig
@@ -51,14 +52,17 @@ class ShoeButtons:
 
     def __init__(self, config: ButtonsConfig, hand: Callable[[str], None], factory=None):
         from gpiozero import Button
-        from gpiozero.exc import BadPinFactory, GPIOZeroError
+        from gpiozero.exc import BadPinFactory, GPIOZeroError, PinFactoryFallback
 
         bounce = config.bounce or None
         self._hand = hand
         self._held = False
         self._buttons = []
         try:
-            signal = Button(config.signal, bounce_time=bounce, pin_factory=factory)
+            with warnings.catch_warnings():
+                # gpiozero warns once per backend it cannot load; one line below says it all.
+                warnings.simplefilter("ignore", PinFactoryFallback)
+                signal = Button(config.signal, bounce_time=bounce, pin_factory=factory)
             self._buttons.append(signal)
             undo = Button(
                 config.undo, bounce_time=bounce, hold_time=config.undo_hold, pin_factory=factory
