@@ -69,7 +69,7 @@ class Record:
 class SimulatedTable:
     """The hardware around the daemon, and the scenario's hands on it."""
 
-    def __init__(self, out: Path, speed: float, seed: int):
+    def __init__(self, out: Path, speed: float):
         from faro_pi.virtual_chain import watched_factory
         from faro_pi.virtual_oled import VirtualOled
 
@@ -161,14 +161,12 @@ def _prepare(out: Path) -> Path:
     return config
 
 
-async def simulate(
-    steps: list[dict], out: Path, speed: float = 1.0, seed: int = 7, screen=None
-) -> dict:
+async def simulate(steps: list[dict], out: Path, speed: float = 1.0, screen=None) -> dict:
     """Plays ``steps`` on the simulated table; returns the summary it also writes."""
     from faro_pi.daemon import serve
 
     config = load_config(_prepare(out), environ={})
-    table = SimulatedTable(out, speed, seed)
+    table = SimulatedTable(out, speed)
     table.reader.plug()
     loop = asyncio.get_running_loop()
     ready: asyncio.Future = loop.create_future()
@@ -240,7 +238,7 @@ def main(args: argparse.Namespace) -> int:
     from faro_pi.sim_screen import screen_for
 
     with screen_for(sys.stdout, steps) as screen:
-        summary = asyncio.run(simulate(steps, out, args.speed, args.seed, screen))
+        summary = asyncio.run(simulate(steps, out, args.speed, screen))
     balances = "  ".join(f"{name} {amount:+d}" for name, amount in summary["balances"].items())
     print(f"balances: {balances}   leaders: {', '.join(summary['leaders'])}")
     print(f"wrote {', '.join(str(out / name) for name in OUTPUTS[:4])}")
