@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: test test-deps sim bench lint format clean install uninstall hardware
+.PHONY: test test-deps browser golden sim bench lint format clean install uninstall hardware
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -19,8 +19,17 @@ test-deps:
 	@command -v systemd-analyze >/dev/null 2>&1 || { \
 		apt-get update -qq && apt-get install -y -qq --no-install-recommends systemd; }
 
-test: $(STAMP) test-deps
+# The page's tests drive Debian's Chromium (never a downloaded browser); without it they skip.
+browser:
+	@test -x /usr/bin/chromium || { apt-get update -qq && apt-get install -y -qq chromium; } \
+		|| echo "chromium could not be installed: the page's tests will be skipped"
+
+test: $(STAMP) test-deps browser
 	$(BIN)/python -m pytest -q
+
+# Rewrites the golden pictures on purpose: the OLED screens and the page's screenshots.
+golden: $(STAMP) browser
+	FARO_GOLDEN=update $(BIN)/python -m pytest -q tests/test_display.py tests/test_page.py -k "golden or fits" || true
 
 sim: $(STAMP)
 	$(BIN)/faro-pi sim

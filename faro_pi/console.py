@@ -269,6 +269,7 @@ class Console:
                 Route("/api/state", self._state, methods=["GET"]),
                 Route("/api/history", self._history, methods=["GET"]),
                 Route("/api/export", self._export, methods=["GET"]),
+                Route("/api/odds", self._odds, methods=["GET"]),
                 Route("/api/events", self._stream, methods=["GET"]),
                 Route("/api/events", self._enter, methods=["POST"]),
                 Mount("/api", routes=[Route("/{rest:path}", self._unknown)]),
@@ -304,6 +305,9 @@ class Console:
                 "Content-Disposition": 'attachment; filename="faro-journal.jsonl"',
             },
         )
+
+    async def _odds(self, request):
+        return _json(200, odds(self.daemon.table, self.version))
 
     async def _unknown(self, request):
         what = f"{request.method} {request.url.path}"
@@ -443,6 +447,62 @@ def _export(path: Path) -> str:
 
     with Journal.open(path, readonly=True) as journal:
         return "".join(export_lines(journal))
+
+
+def odds(table, version: int) -> dict:
+    """The exact odds of :mod:`faro_pi.odds` for the table now, as ``GET /api/odds`` gives them.
+
+    Each chance comes twice: a float, and the exact fraction as ``"n/d"``.
+    """
+    from faro_pi.odds import last_three, next_pair
+    from faro_pi.rules import FINAL_WINNER
+
+    n = len(table.pack.exposed)
+    if n >= FINAL_WINNER:
+        coming = "none"
+    elif n == 0:
+        coming = "soda"
+    else:
+        coming = "winner" if n % 2 == 0 else "pair"
+    ranks = []
+    for rank, chances in next_pair(table).items():
+        three = {"lose": chances.lose, "win": chances.win, "split": chances.split}
+        ranks.append(
+            {
+                "rank": RANKS[rank - 1],
+                "count": table.pack.counts[rank],
+                **{k: float(v) for k, v in three.items()},
+                "fractions": {k: _fraction(v) for k, v in three.items()},
+            }
+        )
+    orders = last_three(table)
+    called = None
+    if orders:
+        by_colour = isinstance(orders[0][0][0], str)
+        called = {
+            "by": "colour" if by_colour else "rank",
+            "orders": [
+                {
+                    ("colours" if by_colour else "order"): (
+                        list(order) if by_colour else [RANKS[r - 1] for r in order]
+                    ),
+                    "chance": float(chance),
+                    "fraction": _fraction(chance),
+                }
+                for order, chance in orders
+            ],
+        }
+    return {
+        "version": version,
+        "left": table.pack.left,
+        "next": coming,
+        "ranks": ranks,
+        "last_three": called,
+    }
+
+
+def _fraction(value) -> str:
+    return f"{value.numerator}/{value.denominator}"
 
 
 # -- the schema ------------------------------------------------------------------
@@ -700,6 +760,72 @@ _HISTORY = _object(
     ("pairs", "packs", "balances"),
 )
 
+_CHANCE = {"type": "number", "minimum": 0, "maximum": 1}
+_FRACTION = {
+    "type": "string",
+    "pattern": "^[0-9]+/[1-9][0-9]*$",
+    "description": "The same chance exactly, as numerator/denominator in lowest terms.",
+}
+
+_ODDS = _object(
+    {
+        "version": {**_INT, "description": "The state's version these odds are for."},
+        "left": {**_INT, "description": "Cards still in the shoe."},
+        "next": {
+            "enum": ["soda", "pair", "winner", "none"],
+            "description": "What 'the next pair' is: the pair after the soda, the next pair, "
+            "the winner of the pair under way (its loser is out), or none left to settle.",
+        },
+        "ranks": {
+            "type": "array",
+            "description": "A to K: the chances that the next pair makes the rank lose, win "
+            "or split; what is left over, it leaves the rank alone.",
+            "minItems": 13,
+            "maxItems": 13,
+            "items": _object(
+                {
+                    "rank": _STR,
+                    "count": {**_INT, "description": "Its cards still in the shoe."},
+                    "lose": _CHANCE,
+                    "win": _CHANCE,
+                    "split": _CHANCE,
+                    "fractions": _object(
+                        {"lose": _FRACTION, "win": _FRACTION, "split": _FRACTION},
+                        ("lose", "win", "split"),
+                    ),
+                },
+                ("rank", "count", "lose", "win", "split", "fractions"),
+            ),
+        },
+        "last_three": {
+            "description": "With three cards left: every order a call may name (loser, "
+            "winner, hock), by rank, or by colour when the three share a rank; else null.",
+            "oneOf": [
+                {"type": "null"},
+                _object(
+                    {
+                        "by": {"enum": ["rank", "colour"]},
+                        "orders": {
+                            "type": "array",
+                            "items": _object(
+                                {
+                                    "order": {"type": "array", "items": _STR, **_THREE},
+                                    "colours": {"type": "array", "items": _COLOUR, **_THREE},
+                                    "chance": _CHANCE,
+                                    "fraction": _FRACTION,
+                                },
+                                ("chance", "fraction"),
+                            ),
+                        },
+                    },
+                    ("by", "orders"),
+                ),
+            ],
+        },
+    },
+    ("version", "left", "next", "ranks", "last_three"),
+)
+
 _ERROR = _object({"error": _STR}, ("error",))
 _REFUSAL = _object(
     {
@@ -799,6 +925,14 @@ def openapi() -> dict:
                     "responses": {"200": _answer("The history", _ref("History"))},
                 }
             },
+            "/api/odds": {
+                "get": {
+                    "operationId": "odds",
+                    "summary": "Exact odds of the next pair for each rank, and of each order "
+                    "at the last three",
+                    "responses": {"200": _answer("The odds now", _ref("Odds"))},
+                }
+            },
             "/api/export": {
                 "get": {
                     "operationId": "export",
@@ -840,6 +974,7 @@ def openapi() -> dict:
                 "Settlement": _SETTLEMENT,
                 "Call": _CALL,
                 "History": _HISTORY,
+                "Odds": _ODDS,
                 "Refusal": _REFUSAL,
                 "Error": _ERROR,
             },

@@ -1,0 +1,1066 @@
+// The lookout's console: the table's state from /api/events, entries posted to /api/events.
+"use strict";
+
+(() => {
+  const RANKS = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"];
+  const SUITS = ["S", "H", "D", "C"];
+  const SUIT_SYMBOL = { S: "♠", H: "♥", D: "♦", C: "♣" };
+  const SUIT_NAME = { S: "spades", H: "hearts", D: "diamonds", C: "clubs" };
+  const RANK_NAME = { A: "ace", J: "jack", Q: "queen", K: "king" };
+  // The felt as the dealer sees it: 8 to K on the far row (K above the ace), A to 6
+  // nearest the dealer with the ace on the dealer's left, the 7 at the right between them.
+  const UPPER = ["K", "Q", "J", "10", "9", "8"];
+  const LOWER = ["A", "2", "3", "4", "5", "6"];
+  const WEIGHTS = [2, 4, 6, 10, 20, 50, 100];
+  // One colour a seat, light enough for dark text on the chip and for a line on the chart.
+  const PALETTE = [
+    "#ef5350", "#42a5f5", "#fdd835", "#ce93d8", "#ffa726",
+    "#4dd0e1", "#f48fb1", "#f5f5f5", "#9ccc65", "#bcaaa4",
+  ];
+  const TOKEN_KEY = "faro-pi.token";
+  const PICKS_KEY = "faro-pi.picks";
+  const LAST_THREE = 49;
+
+  const $ = (id) => document.getElementById(id);
+
+  /** An element: h("button", {class: "x", onclick: f}, "text", child...). */
+  function h(tag, attrs, ...children) {
+    const el = document.createElement(tag);
+    for (const [key, value] of Object.entries(attrs || {})) {
+      if (value === undefined || value === null || value === false) continue;
+      if (key.startsWith("on")) el.addEventListener(key.slice(2), value);
+      else if (key === "dataset") Object.assign(el.dataset, value);
+      else if (key === "style") el.style.cssText = value;
+      else el.setAttribute(key, value === true ? "" : value);
+    }
+    for (const child of children.flat()) {
+      if (child === null || child === undefined || child === false) continue;
+      el.append(child instanceof Node ? child : document.createTextNode(String(child)));
+    }
+    return el;
+  }
+
+  const SVG = "http://www.w3.org/2000/svg";
+  function s(tag, attrs, ...children) {
+    const el = document.createElementNS(SVG, tag);
+    for (const [key, value] of Object.entries(attrs || {})) el.setAttribute(key, value);
+    for (const child of children) el.append(child instanceof Node ? child : String(child));
+    return el;
+  }
+
+  const cardRank = (code) => code.slice(0, -1);
+  const cardSuit = (code) => code.slice(-1);
+  const isRed = (code) => "HD".includes(cardSuit(code));
+  const cardText = (code) => cardRank(code) + SUIT_SYMBOL[cardSuit(code)];
+  const cardSpoken = (code) =>
+    `${RANK_NAME[cardRank(code)] || cardRank(code)} of ${SUIT_NAME[cardSuit(code)]}`;
+  const signed = (n) => (n > 0 ? `+${n}` : n < 0 ? `−${-n}` : "0");
+
+  function miniCard(code, extra) {
+    return h(
+      "span",
+      { class: `mini ${isRed(code) ? "red" : "black"} ${extra || ""}`, title: cardSpoken(code) },
+      h("span", { "aria-hidden": "true" }, cardText(code)),
+      h("span", { class: "sr-only" }, cardSpoken(code)),
+    );
+  }
+
+  // -- what the page holds -----------------------------------------------------------
+
+  let state = null;
+  let odds = null;
+  let history = null;
+  const picks = { player: null, weight: 2, copper: false, takeOff: false, percent: false };
+  try {
+    const kept = JSON.parse(localStorage.getItem(PICKS_KEY) || "{}");
+    for (const key of ["player", "weight", "copper", "percent"]) {
+      if (key in kept) picks[key] = kept[key];
+    }
+  } catch (err) {
+    localStorage.removeItem(PICKS_KEY);
+  }
+  const savePicks = () => localStorage.setItem(PICKS_KEY, JSON.stringify(picks));
+
+  /** For whoever watches the page: when each state arrived and was drawn (epoch ms). */
+  const faro = (window.faro = { received: [], rendered: [] });
+  const now = () => performance.timeOrigin + performance.now();
+  const remember = (list, entry) => {
+    list.push(entry);
+    if (list.length > 200) list.shift();
+  };
+
+  const colourOf = (name) => {
+    const seat = state ? state.seats.indexOf(name) : -1;
+    return PALETTE[(seat < 0 ? 0 : seat) % PALETTE.length];
+  };
+
+  // -- talking to the table --------------------------------------------------------------
+
+  function token() {
+    return localStorage.getItem(TOKEN_KEY);
+  }
+
+  async function post(event) {
+    if (!token()) {
+      askToken("Enter the console's token to make changes.");
+      return null;
+    }
+    let answer;
+    try {
+      answer = await fetch("/api/events", {
+        method: "POST",
+        headers: { "Content-Type": "application/json", Authorization: `Bearer ${token()}` },
+        body: JSON.stringify(event),
+      });
+    } catch (err) {
+      toast("The table cannot be reached: " + err.message);
+      return null;
+    }
+    let body = {};
+    try {
+      body = await answer.json();
+    } catch (err) {
+      body = { error: `the table answered ${answer.status}` };
+    }
+    if (answer.ok) {
+      show(body.state);
+      return body;
+    }
+    if (answer.status === 401) {
+      localStorage.removeItem(TOKEN_KEY);
+      askToken("The table refused that token: enter the right one.");
+      return null;
+    }
+    toast(body.error || `refused (${answer.status})`, body.rule);
+    return null;
+  }
+
+  function listen() {
+    const stream = new EventSource("/api/events");
+    let reconnected = false;
+    stream.addEventListener("state", (message) => {
+      const at = now();
+      const next = JSON.parse(message.data);
+      remember(faro.received, { version: next.version, at });
+      // A stream's first state is the table as it is now, even if the table was reset.
+      if (reconnected) state = null;
+      reconnected = false;
+      show(next);
+    });
+    stream.addEventListener("open", () => {
+      reconnected = state !== null;
+      link("live", "live");
+    });
+    stream.addEventListener("error", () => link("lost", "reconnecting"));
+  }
+
+  function link(how, text) {
+    $("link").dataset.link = how;
+    $("link-text").textContent = text;
+  }
+
+  const loaded = {
+    odds: (body, key) => {
+      odds = body;
+      odds.key = key;
+      drawOdds();
+      document.body.dataset.odds = key;
+    },
+    history: (body, key) => {
+      history = body;
+      drawHistory();
+      document.body.dataset.history = key;
+    },
+  };
+  const fetching = { odds: null, history: null };
+  const wanted = { odds: null, history: null };
+
+  /** Fetches /api/odds or /api/history when what they depend on has changed; one at a time. */
+  async function refresh(what, key) {
+    wanted[what] = key;
+    if (fetching[what] !== null) return;
+    while (wanted[what] !== fetching[what]) {
+      const asked = (fetching[what] = wanted[what]);
+      try {
+        const answer = await fetch(`/api/${what}`);
+        if (answer.ok) {
+          const body = await answer.json();
+          if (asked === wanted[what]) loaded[what](body, asked);
+        }
+      } catch (err) {
+        // the event stream reconnects; the next state asks again
+      }
+    }
+    fetching[what] = null;
+  }
+
+  /** What the odds depend on: the cards out. */
+  const cardsKey = (st) => `${st.pack.number}:${st.pack.exposed.length}:${st.pack.exposed.at(-1)}`;
+  /** What the history depends on: the pairs, the calls settled, the seats. */
+  const pairsKey = (st) =>
+    `${st.pack.number}:${st.pack.turn}:${st.call_results.length}:${st.seats.length}`;
+
+  // -- the state, drawn -------------------------------------------------------------------
+
+  /** A selector for the focused control, to focus its successor once the state is redrawn. */
+  function focused() {
+    const el = document.activeElement;
+    if (!el || el === document.body || !el.matches("button")) return null;
+    if (el.id) return `#${el.id}`;
+    const host = el.closest("[id]");
+    if (!host) return null;
+    const data = Object.entries(el.dataset)
+      .map(([k, v]) => `[data-${k.replace(/[A-Z]/g, (c) => "-" + c.toLowerCase())}="${CSS.escape(v)}"]`)
+      .join("");
+    return `#${host.id} button.${[...el.classList].map(CSS.escape).join(".")}${data}`;
+  }
+
+  function show(next) {
+    if (!next || (state && next.version <= state.version)) return;
+    const focus = focused();
+    draw(next);
+    if (focus && document.activeElement !== document.querySelector(focus)) {
+      const again = document.querySelector(focus);
+      if (again) again.focus({ preventScroll: true });
+    }
+  }
+
+  function draw(next) {
+    state = next;
+    const seated = state.seats.length > 0;
+    const players = state.seats.filter((name) => name !== state.banker);
+    if (!players.includes(picks.player)) picks.player = players[0] || null;
+    drawStatus();
+    drawAlarms();
+    $("seating").hidden = seated;
+    if (!seated && !$("seat-list").children.length) seatRows(3);
+    drawPairNow();
+    drawLayout();
+    drawPickers();
+    drawControls();
+    drawCase();
+    drawPiles();
+    drawBalances();
+    drawCall();
+    document.body.dataset.version = state.version;
+    document.body.dataset.cards = cardsKey(state);
+    document.body.dataset.pairs = pairsKey(state);
+    remember(faro.rendered, { version: state.version, at: now() });
+    refresh("odds", cardsKey(state));
+    refresh("history", pairsKey(state));
+  }
+
+  function drawStatus() {
+    const pack = state.pack;
+    const out = pack.exposed.length;
+    $("status").textContent = out
+      ? `Pack ${pack.number} · turn ${pack.turn} · ${pack.left} in the shoe`
+      : `Pack ${pack.number} · ${pack.left} in the shoe`;
+    const entries = $("entries");
+    entries.dataset.entries = state.entries;
+    entries.textContent = {
+      open: "Entries open",
+      locked: "Locked",
+      closed: "Entries closed",
+    }[state.entries];
+  }
+
+  function drawAlarms() {
+    const alarms = state.alarms;
+    $("alarms").hidden = alarms.length === 0;
+    $("alarm-card").hidden = !alarms.some((a) => a.kind === "noread") || state.pack.complete;
+    $("alarm-list").replaceChildren(
+      ...alarms.map((a) => h("li", { dataset: { kind: a.kind } }, a.text)),
+    );
+  }
+
+  function drawPairNow() {
+    const pack = state.pack;
+    const box = $("pair-now");
+    const last = state.last_pair;
+    const parts = [];
+    if (state.pair) {
+      parts.push(
+        h("figure", {}, miniCard(state.pair.loser, "big"), h("figcaption", {}, "loser")),
+        h("figure", { class: "pending" }, h("span", { class: "mini big blank" }, "?"),
+          h("figcaption", {}, "winner")),
+        h("p", { class: "pair-caption" }, `Turn ${state.pair.turn}: the winner is to come`),
+      );
+    } else if (pack.complete) {
+      parts.push(
+        h("figure", {}, miniCard(pack.hock, "big"), h("figcaption", {}, "hock")),
+        h("p", { class: "pair-caption" }, "The pack is complete: new pack when ready"),
+      );
+    } else if (last && last.pack === pack.number) {
+      parts.push(
+        h("figure", {}, miniCard(last.loser, "big"), h("figcaption", {}, "loser")),
+        h("figure", {}, miniCard(last.winner, "big"), h("figcaption", {}, "winner")),
+        h(
+          "p",
+          { class: "pair-caption" },
+          `Turn ${last.turn}`,
+          last.split ? h("span", { class: "badge split" }, "split") : null,
+        ),
+      );
+    } else if (pack.soda) {
+      parts.push(
+        h("figure", {}, miniCard(pack.soda, "big"), h("figcaption", {}, "soda")),
+        h("p", { class: "pair-caption" }, "The soda settles nothing"),
+      );
+    } else {
+      parts.push(h("p", { class: "pair-caption" }, "Waiting for the soda"));
+    }
+    box.replaceChildren(...parts);
+    $("shoe").replaceChildren(
+      h("span", { class: "shoe-count" }, String(pack.left)),
+      h("span", { class: "shoe-label" }, "in the shoe"),
+    );
+  }
+
+  /** The last pair's ranks, for marking them on the layout. */
+  function lastRanks() {
+    const last = state.last_pair;
+    if (!last || last.pack !== state.pack.number) return {};
+    const lo = cardRank(last.loser);
+    const wi = cardRank(last.winner);
+    return last.split ? { [lo]: "split" } : { [lo]: "lost", [wi]: "won" };
+  }
+
+  function drawLayout() {
+    const counts = Object.fromEntries(state.case.map((c) => [c.rank, c.count]));
+    const marks = lastRanks();
+    const byRank = {};
+    for (const p of state.predictions) {
+      const key = `${p.player}|${p.copper}`;
+      const stack = (byRank[p.rank] ||= new Map());
+      const chip = stack.get(key) || { player: p.player, copper: p.copper, weight: 0, count: 0 };
+      chip.weight += p.weight;
+      chip.count += 1;
+      stack.set(key, chip);
+    }
+    // Two rows of checks fit on a card; past that, the last check shows how many more.
+    const room = 4;
+    const spot = (rank, where) => {
+      const chips = [...(byRank[rank] || new Map()).values()];
+      const shown = chips.length > room ? chips.slice(0, room - 1) : chips;
+      const hidden = chips.slice(shown.length);
+      const left = counts[rank];
+      const label =
+        `${RANK_NAME[rank] || rank} of spades, ${left} left` +
+        (chips.length
+          ? `; ${chips.map((c) => `${c.player} ${c.weight}${c.copper ? " coppered" : ""}`).join(", ")}`
+          : "");
+      return h(
+        "div",
+        {
+          class: `spot ${where}` + (left === 0 ? " dead" : "") + (marks[rank] ? ` ${marks[rank]}` : ""),
+          dataset: { rank },
+        },
+        h(
+          "button",
+          {
+            type: "button",
+            class: "card",
+            "aria-label": label,
+            dataset: { rank },
+            onclick: () => tapCard(rank),
+          },
+          h("span", { class: "rank", "aria-hidden": "true" }, rank),
+          h("span", { class: "suit", "aria-hidden": "true" }, "♠"),
+          h("span", { class: "pips", "aria-hidden": "true" }, "●".repeat(left) + "○".repeat(4 - left)),
+        ),
+        h(
+          "div",
+          { class: "chips" },
+          shown.map((c) =>
+            h(
+              "button",
+              {
+                type: "button",
+                class: "chip" + (c.copper ? " copper" : ""),
+                style: `--chip:${colourOf(c.player)}`,
+                dataset: { player: c.player, weight: c.weight, copper: c.copper },
+                title: `${c.player}: ${c.weight}${c.copper ? " coppered" : ""} on ${rank}`,
+                "aria-label": `Take ${c.player}'s ${c.weight}${c.copper ? " coppered" : ""} off ${rank}`,
+                onclick: () => post({ type: "remove", player: c.player, rank }),
+              },
+              String(c.weight),
+            ),
+          ),
+          hidden.length
+            ? h(
+                "span",
+                {
+                  class: "chip more",
+                  style: `--chip:#2b2b2b`,
+                  title: hidden.map((c) => `${c.player} ${c.weight}${c.copper ? " coppered" : ""}`).join(", "),
+                  "aria-hidden": "true",
+                },
+                `+${hidden.length}`,
+              )
+            : null,
+        ),
+      );
+    };
+    const layout = $("layout");
+    layout.dataset.entries = state.entries;
+    layout.replaceChildren(
+      ...UPPER.map((r) => spot(r, "upper")),
+      spot("7", "seven"),
+      ...LOWER.map((r) => spot(r, "lower")),
+    );
+  }
+
+  function tapCard(rank) {
+    if (!state.seats.length) return toast("Seat the table first.");
+    if (!picks.player) return toast("Pick a player first.");
+    if (picks.takeOff) return post({ type: "remove", player: picks.player, rank });
+    return post({
+      type: "bet",
+      player: picks.player,
+      rank,
+      weight: picks.weight,
+      copper: picks.copper,
+    });
+  }
+
+  function drawPickers() {
+    const players = state.seats.filter((name) => name !== state.banker);
+    $("pickers").hidden = players.length === 0;
+    $("players").replaceChildren(
+      ...players.map((name) =>
+        h(
+          "button",
+          {
+            type: "button",
+            class: "choice player",
+            "aria-pressed": String(name === picks.player),
+            dataset: { player: name },
+            onclick: () => {
+              picks.player = name;
+              savePicks();
+              drawPickers();
+              drawCall();
+            },
+          },
+          h("span", { class: "swatch", style: `--chip:${colourOf(name)}`, "aria-hidden": "true" }),
+          name,
+        ),
+      ),
+    );
+    $("weights").replaceChildren(
+      ...WEIGHTS.map((w) =>
+        h(
+          "button",
+          {
+            type: "button",
+            class: "choice weight",
+            "aria-pressed": String(w === picks.weight),
+            "aria-label": `weight ${w}`,
+            dataset: { weight: w },
+            onclick: () => {
+              picks.weight = w;
+              savePicks();
+              drawPickers();
+              drawCall();
+            },
+          },
+          String(w),
+        ),
+      ),
+    );
+    $("copper").setAttribute("aria-pressed", String(picks.copper));
+    $("take-off").setAttribute("aria-pressed", String(picks.takeOff));
+    const who = picks.player || "the player";
+    $("hint").textContent = picks.takeOff
+      ? `Taking off: tap a check to take it off, or a card to take ${who}'s off it.`
+      : `Tap a card: ${who} puts ${picks.weight} on it ${picks.copper ? "coppered, to lose" : "to win"}. Take off, then tap a check, to remove it.`;
+    $("layout").classList.toggle("taking-off", picks.takeOff);
+    $("felt").classList.toggle("taking-off", picks.takeOff);
+  }
+
+  function drawControls() {
+    const pack = state.pack;
+    $("lock").disabled = state.entries !== "open" || pack.exposed.length >= 51;
+    $("new-pack").disabled = !pack.complete;
+    $("undo").disabled = pack.exposed.length === 0;
+    $("enter-card").disabled = pack.complete;
+    $("clear").disabled = state.alarms.length === 0;
+  }
+
+  function drawCase() {
+    const out = new Set(state.pack.exposed);
+    const latest = state.pack.exposed[state.pack.exposed.length - 1];
+    const head = h(
+      "tr",
+      {},
+      h("th", { scope: "col" }, h("span", { class: "sr-only" }, "suit")),
+      ...RANKS.map((r) => h("th", { scope: "col" }, r)),
+    );
+    const rows = SUITS.map((suit) =>
+      h(
+        "tr",
+        {},
+        h("th", { scope: "row", class: "HD".includes(suit) ? "red-suit" : "" }, SUIT_SYMBOL[suit]),
+        ...RANKS.map((r) => {
+          const code = r + suit;
+          const lit = !out.has(code);
+          return h(
+            "td",
+            {
+              class: (lit ? "lit" : "out") + (code === latest ? " latest" : ""),
+              dataset: { card: code },
+              title: `${cardText(code)} ${lit ? "in the shoe" : "out"}`,
+            },
+            h("span", { class: "led", "aria-hidden": "true" }),
+            h("span", { class: "sr-only" }, `${cardText(code)} ${lit ? "in the shoe" : "out"}`),
+          );
+        }),
+      ),
+    );
+    const counts = h(
+      "tr",
+      { class: "counts" },
+      h("th", { scope: "row" }, h("span", { "aria-hidden": "true" }, "#"),
+        h("span", { class: "sr-only" }, "left")),
+      ...state.case.map((c) => h("td", { class: c.count ? "" : "none" }, String(c.count))),
+    );
+    $("case-grid").replaceChildren(
+      h("caption", { class: "sr-only" }, "Case keeper: lit cards are still in the shoe"),
+      h("thead", {}, head),
+      h("tbody", {}, ...rows, counts),
+    );
+  }
+
+  function drawPiles() {
+    const pack = state.pack;
+    const exposed = pack.exposed;
+    const losers = [];
+    const winners = [];
+    exposed.forEach((code, i) => {
+      if (i === 0 || i === 51) return;
+      (i % 2 === 1 ? losers : winners).push(code);
+    });
+    const pile = (name, cards, extra) =>
+      h(
+        "div",
+        { class: "pile", dataset: { pile: name } },
+        h("span", { class: "pile-name" }, name, extra ? h("small", {}, ` ${extra}`) : null),
+        h("div", { class: "fan" }, cards.length ? cards.map((c) => miniCard(c)) : h("span", { class: "none" }, "—")),
+      );
+    $("pile-list").replaceChildren(
+      pile("soda", pack.soda ? [pack.soda] : []),
+      pile("losers", losers, losers.length ? `(${losers.length})` : ""),
+      pile("winners", winners, winners.length ? `(${winners.length})` : ""),
+      pile("hock", pack.hock ? [pack.hock] : []),
+    );
+  }
+
+  function drawBalances() {
+    const list = $("balances");
+    if (!state.seats.length) {
+      list.replaceChildren(h("li", { class: "none" }, "Nobody is seated yet."));
+      return;
+    }
+    list.replaceChildren(
+      ...state.seats.map((name) => {
+        const balance = state.balances[name];
+        return h(
+          "li",
+          { dataset: { player: name } },
+          h("span", { class: "swatch", style: `--chip:${colourOf(name)}`, "aria-hidden": "true" }),
+          h("span", { class: "name" }, name),
+          name === state.banker ? h("span", { class: "badge bank" }, "bank") : null,
+          state.leaders.includes(name) && balance !== 0
+            ? h("span", { class: "badge leader", title: "leader" }, "★ leads")
+            : null,
+          h(
+            "span",
+            { class: `balance ${balance > 0 ? "up" : balance < 0 ? "down" : ""}`, dataset: { balance } },
+            signed(balance),
+          ),
+        );
+      }),
+    );
+  }
+
+  function drawCall() {
+    const box = $("call");
+    if (!state) return;
+    const pack = state.pack;
+    const atThree = pack.exposed.length === LAST_THREE;
+    const results = state.call_results;
+    box.hidden = !(atThree || state.calls.length || (pack.complete && results.length));
+    if (box.hidden) return;
+    const three = odds && odds.key === cardsKey(state) ? odds.last_three : null;
+    const player = picks.player;
+    if (atThree) {
+      const left = state.case.flatMap((c) => Array(c.count).fill(c.rank));
+      const byColour = three && three.by === "colour";
+      const who = player ? ` Tap an order to call it for ${player}, weight ${picks.weight}.` : "";
+      $("call-hint").textContent =
+        (byColour
+          ? `The last three are all ${left[0]}s: name their colours, loser, winner, hock. A right call pays 2 for 1.`
+          : `Left: ${left.join(" ")}. Name the order: loser, winner, hock. A right call pays 4 for 1 (2 for 1 with a pair in it).`) +
+        who;
+    } else {
+      $("call-hint").textContent = pack.complete ? "The hock settled the calls." : "";
+    }
+    $("call-orders").replaceChildren(
+      ...(atThree && three && player
+        ? three.orders.map((o) => {
+            const named = o.order || o.colours;
+            return h(
+              "button",
+              {
+                type: "button",
+                class: "order",
+                dataset: { order: named.join(" ") },
+                "aria-label": `${player} calls ${named.join(", ")} for ${picks.weight}; chance ${o.fraction}`,
+                onclick: () =>
+                  post({
+                    type: "call",
+                    player,
+                    weight: picks.weight,
+                    ...(o.order ? { order: o.order } : { colours: o.colours }),
+                  }),
+              },
+              h("span", { class: "named" }, named.join(" · ")),
+              h("span", { class: "chance" }, formatChance(o.chance, o.fraction)),
+            );
+          })
+        : []),
+    );
+    const items = [
+      ...state.calls.map((c) =>
+        h(
+          "li",
+          { dataset: { player: c.player } },
+          h("span", { class: "swatch", style: `--chip:${colourOf(c.player)}`, "aria-hidden": "true" }),
+          `${c.player} calls ${(c.order || c.colours).join(" · ")} for ${c.weight}`,
+        ),
+      ),
+      ...(pack.complete
+        ? results.map((r) =>
+            h(
+              "li",
+              { dataset: { player: r.player, outcome: r.outcome } },
+              h("span", { class: "swatch", style: `--chip:${colourOf(r.player)}`, "aria-hidden": "true" }),
+              `${r.player} ${r.outcome === "called" ? "called it" : "miscalled"}: `,
+              h("strong", { class: r.delta > 0 ? "up" : "down" }, signed(r.delta)),
+            ),
+          )
+        : []),
+    ];
+    $("call-list").replaceChildren(...items);
+  }
+
+  function formatChance(chance, fraction) {
+    if (picks.percent) {
+      const pct = chance * 100;
+      return pct === 0 ? "0%" : pct < 0.1 ? "<0.1%" : `${pct.toFixed(1)}%`;
+    }
+    return fraction === "0/1" ? "0" : fraction === "1/1" ? "1" : fraction;
+  }
+
+  function drawOdds() {
+    if (!odds) return;
+    const what = {
+      soda: "of the first pair, after the soda",
+      pair: "of the next pair",
+      winner: "of this pair's winner",
+      none: "no pair left in this pack",
+    }[odds.next];
+    $("odds-what").textContent = what;
+    $("odds-form").setAttribute("aria-pressed", String(picks.percent));
+    $("odds-form").textContent = picks.percent ? "Show as fractions" : "Show as percentages";
+    const best = Math.max(...odds.ranks.map((r) => r.win));
+    $("odds-table").replaceChildren(
+      h("caption", { class: "sr-only" }, "For each rank, the chance that the next pair makes it lose, win or split"),
+      h(
+        "thead",
+        {},
+        h("tr", {}, ...["rank", "left", "lose", "win", "split"].map((t) => h("th", { scope: "col" }, t))),
+      ),
+      h(
+        "tbody",
+        {},
+        ...odds.ranks.map((r) =>
+          h(
+            "tr",
+            { dataset: { rank: r.rank }, class: r.count ? "" : "dead" },
+            h("th", { scope: "row" }, r.rank),
+            h("td", {}, String(r.count)),
+            h("td", {}, formatChance(r.lose, r.fractions.lose)),
+            h("td", { class: r.win === best && best > 0 ? "best" : "" }, formatChance(r.win, r.fractions.win)),
+            h("td", {}, formatChance(r.split, r.fractions.split)),
+          ),
+        ),
+      ),
+    );
+    drawCall();
+  }
+
+  function describeSettlement(x) {
+    const where = x.rank === null ? "the call" : `${x.rank}${x.copper ? " coppered" : ""}`;
+    return `${x.player} ${signed(x.delta)} (${x.outcome} on ${where})`;
+  }
+
+  function drawHistory() {
+    if (!history) return;
+    const packs = history.packs;
+    const items = [];
+    for (const pair of history.pairs) {
+      items.push(
+        h(
+          "li",
+          { dataset: { pack: pair.pack, turn: pair.turn } },
+          h("span", { class: "turn" }, `${pair.pack > 1 ? `P${pair.pack} ` : ""}T${pair.turn}`),
+          miniCard(pair.loser),
+          miniCard(pair.winner),
+          pair.split ? h("span", { class: "badge split" }, "split") : null,
+          h(
+            "span",
+            { class: "moves" },
+            pair.settlements.length
+              ? [
+                  ...pair.settlements.map((x) =>
+                    h("span", { class: `move ${x.delta > 0 ? "up" : "down"}`, title: describeSettlement(x) },
+                      h("span", { class: "swatch", style: `--chip:${colourOf(x.player)}`, "aria-hidden": "true" }),
+                      `${x.player} ${signed(x.delta)}`,
+                      h("small", {}, ` on ${x.rank}`),
+                      x.copper ? h("span", { class: "penny", title: "coppered" }) : null,
+                      x.copper ? h("span", { class: "sr-only" }, "coppered") : null),
+                  ),
+                  h("span", { class: "move bank" }, `bank ${signed(pair.banker)}`),
+                ]
+              : h("span", { class: "none" }, "nothing on these ranks"),
+          ),
+        ),
+      );
+      const pack = packs.find((p) => p.number === pair.pack);
+      if (pair.turn === 25 && pack && pack.calls.length) {
+        items.push(
+          h(
+            "li",
+            { class: "calls" },
+            h("span", { class: "turn" }, "hock"),
+            h("span", { class: "moves" },
+              pack.calls.map((x) =>
+                h("span", { class: `move ${x.delta > 0 ? "up" : "down"}` },
+                  h("span", { class: "swatch", style: `--chip:${colourOf(x.player)}`, "aria-hidden": "true" }),
+                  `${x.player} ${signed(x.delta)}`, h("small", {}, " call")),
+              )),
+          ),
+        );
+      }
+    }
+    items.reverse();
+    $("settlements").replaceChildren(
+      ...(items.length ? items : [h("li", { class: "none" }, "No pair settled yet.")]),
+    );
+    drawChart();
+  }
+
+  /** Each participant's balance after every pair (and each hock with calls), from the history. */
+  function series() {
+    const seats = state.seats;
+    const balance = Object.fromEntries(seats.map((n) => [n, 0]));
+    const points = [{ label: "start", pack: 1, values: { ...balance } }];
+    const bankerOf = Object.fromEntries(history.packs.map((p) => [p.number, p.banker]));
+    const step = (moves, banker, label, pack) => {
+      for (const m of moves) {
+        if (m.player in balance) balance[m.player] += m.delta;
+        if (banker in balance) balance[banker] -= m.delta;
+      }
+      points.push({ label, pack, values: { ...balance } });
+    };
+    for (const pair of history.pairs) {
+      step(pair.settlements, bankerOf[pair.pack], `pack ${pair.pack} turn ${pair.turn}`, pair.pack);
+      const pack = history.packs.find((p) => p.number === pair.pack);
+      if (pair.turn === 25 && pack && pack.calls.length) {
+        step(pack.calls, bankerOf[pair.pack], `pack ${pair.pack} hock`, pair.pack);
+      }
+    }
+    return points;
+  }
+
+  function drawChart() {
+    const box = $("chart");
+    if (!state || !history || !state.seats.length) {
+      box.replaceChildren();
+      return;
+    }
+    const points = series();
+    const width = Math.max(260, Math.round(box.clientWidth || 320));
+    const height = Math.round(Math.min(220, Math.max(150, width * 0.42)));
+    const pad = { left: 38, right: 12, top: 12, bottom: 24 };
+    const all = points.flatMap((p) => Object.values(p.values));
+    let lo = Math.min(0, ...all);
+    let hi = Math.max(0, ...all);
+    if (hi - lo < 4) {
+      hi += 2;
+      lo -= 2;
+    }
+    const tick = niceStep((hi - lo) / 4);
+    lo = Math.floor(lo / tick) * tick;
+    hi = Math.ceil(hi / tick) * tick;
+    const n = Math.max(points.length - 1, 1);
+    const x = (i) => pad.left + ((width - pad.left - pad.right) * i) / n;
+    const y = (v) => pad.top + ((height - pad.top - pad.bottom) * (hi - v)) / (hi - lo);
+    const grid = [];
+    for (let v = lo; v <= hi + 1e-9; v += tick) {
+      grid.push(
+        s("line", { x1: pad.left, x2: width - pad.right, y1: y(v), y2: y(v), class: v === 0 ? "zero" : "grid" }),
+        s("text", { x: pad.left - 6, y: y(v) + 4, class: "axis", "text-anchor": "end" }, signed(v)),
+      );
+    }
+    const packStarts = [];
+    points.forEach((p, i) => {
+      if (i > 0 && p.pack !== points[i - 1].pack && i > 1) packStarts.push(i - 0.5);
+    });
+    for (const at of packStarts) {
+      grid.push(s("line", { x1: x(at), x2: x(at), y1: pad.top, y2: height - pad.bottom, class: "pack" }));
+    }
+    grid.push(
+      s("text", { x: pad.left, y: height - 6, class: "axis" }, "start"),
+      s("text", { x: width - pad.right, y: height - 6, class: "axis", "text-anchor": "end" },
+        `${points.length - 1} pair${points.length === 2 ? "" : "s"}`),
+    );
+    const lines = state.seats.map((name) => {
+      const coords = points.map((p, i) => `${x(i).toFixed(1)},${y(p.values[name]).toFixed(1)}`);
+      const last = points[points.length - 1].values[name];
+      return s(
+        "g",
+        { class: "series", "data-player": name, "data-final": last, "data-points": points.length },
+        s("polyline", { points: coords.join(" "), stroke: colourOf(name) }),
+        s("circle", { cx: x(points.length - 1), cy: y(last), r: 4, fill: colourOf(name) }),
+      );
+    });
+    const summary = state.seats
+      .map((name) => `${name} ${signed(points[points.length - 1].values[name])}`)
+      .join(", ");
+    box.replaceChildren(
+      s(
+        "svg",
+        {
+          width,
+          height,
+          viewBox: `0 0 ${width} ${height}`,
+          role: "img",
+          "aria-label": `Balances pair by pair over ${points.length - 1} pairs; now ${summary}`,
+        },
+        ...grid,
+        ...lines,
+      ),
+    );
+  }
+
+  function niceStep(raw) {
+    const power = 10 ** Math.floor(Math.log10(raw));
+    for (const m of [1, 2, 5, 10]) if (m * power >= raw) return m * power;
+    return 10 * power;
+  }
+
+  // -- the forms --------------------------------------------------------------------------
+
+  function seatRows(count) {
+    const list = $("seat-list");
+    while (list.children.length < count) {
+      const n = list.children.length + 1;
+      list.append(
+        h(
+          "li",
+          {},
+          h("label", { class: "sr-only", for: `seat-${n}` }, `Seat ${n}`),
+          h("input", {
+            id: `seat-${n}`,
+            name: "seat",
+            type: "text",
+            autocomplete: "off",
+            placeholder: `Seat ${n}`,
+            maxlength: "24",
+            oninput: bankerChoices,
+          }),
+        ),
+      );
+    }
+    while (list.children.length > count) list.lastElementChild.remove();
+    $("seat-add").disabled = count >= 10;
+    $("seat-remove").disabled = count <= 2;
+    bankerChoices();
+  }
+
+  function seatNames() {
+    return [...$("seat-list").querySelectorAll("input")].map((i) => i.value.trim()).filter(Boolean);
+  }
+
+  function bankerChoices() {
+    const select = $("banker-select");
+    const chosen = select.value;
+    const names = seatNames();
+    select.replaceChildren(
+      h("option", { value: "" }, "Draw at random"),
+      ...names.map((n) => h("option", { value: n, selected: n === chosen }, n)),
+    );
+  }
+
+  function askToken(message) {
+    const form = $("token-form");
+    form.hidden = false;
+    $("token-error").hidden = !message;
+    $("token-error").textContent = message || "";
+    $("token-input").focus();
+  }
+
+  let toastTimer = null;
+  function toast(message, rule) {
+    const box = $("toast");
+    const text = message.charAt(0).toUpperCase() + message.slice(1);
+    box.replaceChildren(h("span", {}, text), rule ? h("small", { class: "rule" }, rule) : null);
+    box.hidden = false;
+    box.dataset.rule = rule || "";
+    clearTimeout(toastTimer);
+    toastTimer = setTimeout(() => {
+      box.hidden = true;
+    }, 5000);
+  }
+
+  let cardPick = { rank: null, suit: null };
+  function drawCardDialog() {
+    const out = new Set(state.pack.exposed);
+    const counts = Object.fromEntries(state.case.map((c) => [c.rank, c.count]));
+    $("card-ranks").replaceChildren(
+      ...RANKS.map((r) =>
+        h(
+          "button",
+          {
+            type: "button",
+            class: "choice",
+            "aria-pressed": String(r === cardPick.rank),
+            disabled: counts[r] === 0,
+            dataset: { rank: r },
+            onclick: () => {
+              cardPick.rank = r;
+              if (cardPick.suit && out.has(r + cardPick.suit)) cardPick.suit = null;
+              drawCardDialog();
+            },
+          },
+          r,
+        ),
+      ),
+    );
+    $("card-suits").replaceChildren(
+      ...SUITS.map((suit) =>
+        h(
+          "button",
+          {
+            type: "button",
+            class: `choice suit ${"HD".includes(suit) ? "red-suit" : ""}`,
+            "aria-pressed": String(suit === cardPick.suit),
+            "aria-label": SUIT_NAME[suit],
+            disabled: cardPick.rank !== null && out.has(cardPick.rank + suit),
+            dataset: { suit },
+            onclick: () => {
+              cardPick.suit = suit;
+              drawCardDialog();
+            },
+          },
+          SUIT_SYMBOL[suit],
+        ),
+      ),
+    );
+    const ready = cardPick.rank && cardPick.suit;
+    $("card-confirm").disabled = !ready;
+    $("card-confirm").textContent = ready ? `Enter ${cardText(cardPick.rank + cardPick.suit)}` : "Enter";
+  }
+
+  function wire() {
+    $("token-form").addEventListener("submit", (e) => {
+      e.preventDefault();
+      const value = $("token-input").value.trim();
+      if (!value) return;
+      localStorage.setItem(TOKEN_KEY, value);
+      $("token-input").value = "";
+      $("token-form").hidden = true;
+    });
+    $("token-cancel").addEventListener("click", () => {
+      $("token-form").hidden = true;
+    });
+    $("token-button").addEventListener("click", () => askToken(""));
+
+    $("seat-add").addEventListener("click", () => seatRows($("seat-list").children.length + 1));
+    $("seat-remove").addEventListener("click", () => seatRows($("seat-list").children.length - 1));
+    $("seating-form").addEventListener("submit", (e) => {
+      e.preventDefault();
+      const seats = seatNames();
+      const banker = $("banker-select").value;
+      post({ type: "session", seats, ...(banker ? { banker } : {}) });
+    });
+
+    $("copper").addEventListener("click", () => {
+      picks.copper = !picks.copper;
+      picks.takeOff = false;
+      savePicks();
+      drawPickers();
+    });
+    $("take-off").addEventListener("click", () => {
+      picks.takeOff = !picks.takeOff;
+      drawPickers();
+    });
+
+    $("lock").addEventListener("click", () => post({ type: "lock" }));
+    $("new-pack").addEventListener("click", () => post({ type: "shuffle" }));
+    $("clear").addEventListener("click", () => post({ type: "clear" }));
+    $("alarm-clear").addEventListener("click", () => post({ type: "clear" }));
+
+    const voidDialog = $("void-dialog");
+    $("undo").addEventListener("click", () => {
+      const exposed = state.pack.exposed;
+      const last = exposed[exposed.length - 1];
+      if (!last) return;
+      voidDialog.dataset.card = last;
+      $("void-text").textContent =
+        `Take back ${cardText(last)} (${cardSpoken(last)}), card ${exposed.length} of this pack? ` +
+        "Do it only for a misread. Entries made since that no longer fit are dropped.";
+      $("void-confirm").textContent = `Take back ${cardText(last)}`;
+      voidDialog.showModal();
+    });
+    voidDialog.addEventListener("close", () => {
+      if (voidDialog.returnValue === "void") post({ type: "void", card: voidDialog.dataset.card });
+    });
+
+    const cardDialog = $("card-dialog");
+    const enterCard = () => {
+      cardPick = { rank: null, suit: null };
+      drawCardDialog();
+      cardDialog.showModal();
+    };
+    $("enter-card").addEventListener("click", enterCard);
+    $("alarm-card").addEventListener("click", enterCard);
+    cardDialog.addEventListener("close", () => {
+      if (cardDialog.returnValue === "enter" && cardPick.rank && cardPick.suit) {
+        post({ type: "card", card: cardPick.rank + cardPick.suit });
+      }
+    });
+
+    $("odds-form").addEventListener("click", () => {
+      picks.percent = !picks.percent;
+      savePicks();
+      drawOdds();
+    });
+
+    let width = 0;
+    new ResizeObserver(() => {
+      const w = $("chart").clientWidth;
+      if (w !== width) {
+        width = w;
+        if (history) drawChart();
+      }
+    }).observe($("chart"));
+  }
+
+  wire();
+  if (!token()) askToken("");
+  listen();
+})();

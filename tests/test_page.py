@@ -1,0 +1,612 @@
+"""The lookout's page in a real browser, and the odds it reads from ``GET /api/odds``.
+
+Each browser test runs the real daemon in this process (virtual reader on a
+pty, mock pins) with its console on a free port, and drives Debian's headless
+Chromium with Playwright's async API on the same loop: while the test awaits
+the browser, the loop deals the cards. No sleeps: Playwright's own waiting
+(``expect``, ``wait_for_function``) until the page shows what it should.
+
+Screenshots at a phone's and a tablet's size are written to
+``tests/golden/page/`` when ``FARO_GOLDEN=update`` is set; they are never
+compared, since a browser's pixels vary from one machine to the next.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import statistics
+import time
+from fractions import Fraction
+from pathlib import Path
+
+import httpx
+import pytest
+from playwright.async_api import async_playwright, expect
+
+from faro_pi.cards import RANKS
+from faro_pi.odds import last_three, next_pair
+from tests.conftest import running_table
+from tests.test_console import console_config, console_of, pack_ending_with, validator
+
+CHROMIUM = os.environ.get("FARO_CHROMIUM", "/usr/bin/chromium")
+ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+PHONE = {"width": 390, "height": 844}
+TABLET = {"width": 1024, "height": 768}
+GOLDEN = Path(__file__).parent / "golden" / "page"
+TOKEN = "checks-on-the-felt"
+SEATS = ["Ann", "Bob", "Cy"]
+TIMEOUT = 5_000
+"""Milliseconds Playwright waits for the page to show something."""
+
+
+def chromium() -> str:
+    path = CHROMIUM if os.path.exists(CHROMIUM) else shutil.which("chromium")
+    if not path:
+        pytest.skip(
+            f"no browser: {CHROMIUM} is not installed (apt-get install chromium, "
+            "or set FARO_CHROMIUM to a Chromium binary)"
+        )
+    return path
+
+
+class Table:
+    """The daemon, its reader, and a phone's browser on the console's page."""
+
+    def __init__(self, daemon, reader, page, base: str):
+        self.daemon, self.reader, self.page, self.base = daemon, reader, page, base
+        self.errors: list[str] = []
+        self.elsewhere: list[str] = []
+        """Requests the page made to anywhere but the table (it must work offline)."""
+        self.applied: dict[int, float] = {}
+        """Wall-clock time (s) at which each state version was applied on the daemon."""
+        console = console_of(daemon)
+        daemon.watchers.append(
+            lambda table, event: self.applied.setdefault(console.version, time.time())
+        )
+
+    def console_message(self, message) -> None:
+        # A refusal's 401 or 409 is the browser's own line; the page shows it its way.
+        if message.type == "error" and not message.text.startswith("Failed to load resource"):
+            self.errors.append(message.text)
+
+    def enter(self, *events: dict) -> None:
+        """Events from another phone at the table (straight to the daemon, on its loop)."""
+        for event in events:
+            self.daemon.enter(event)
+
+    def deal(self, *codes: str) -> None:
+        self.enter(*({"type": "card", "card": code} for code in codes))
+
+    @property
+    def version(self) -> int:
+        return console_of(self.daemon).version
+
+    async def shown(self, version: int | None = None) -> None:
+        """Waits until the page has drawn the daemon's state (or ``version``)."""
+        want = self.version if version is None else version
+        await self.page.wait_for_function(
+            "v => Number(document.body.dataset.version) >= v", arg=want, timeout=TIMEOUT
+        )
+
+    async def settled(self) -> None:
+        """Waits until the page has drawn the current state, its odds and its history."""
+        await self.shown()
+        await self.page.wait_for_function(
+            """() => document.body.dataset.odds === document.body.dataset.cards
+                  && document.body.dataset.history === document.body.dataset.pairs""",
+            timeout=TIMEOUT,
+        )
+
+    async def sign_in(self, token: str = TOKEN) -> None:
+        page = self.page
+        await page.fill("#token-input", token)
+        await page.click("#token-form button[type=submit]")
+
+    def spot(self, rank: str):
+        return self.page.locator(f'.spot[data-rank="{rank}"]')
+
+    def chips(self, rank: str, player: str | None = None, copper: bool | None = None):
+        """The checks on ``rank`` (one player's; only the coppered or the ordinary ones)."""
+        which = ".chip"
+        if player is not None:
+            which += f'[data-player="{player}"]'
+        if copper is not None:
+            which += f'[data-copper="{str(copper).lower()}"]'
+        return self.spot(rank).locator(which)
+
+    async def pick(self, player: str | None = None, weight: int | None = None) -> None:
+        if player is not None:
+            await self.page.tap(f'#players [data-player="{player}"]')
+        if weight is not None:
+            await self.page.tap(f'#weights [data-weight="{weight}"]')
+
+
+@contextlib.asynccontextmanager
+async def table_with_page(folder: Path, *, viewport=PHONE, token: str | None = TOKEN):
+    """The daemon with its console, and Chromium on its page (signed in with ``token``)."""
+    executable = chromium()
+    console_config(folder, token=TOKEN)
+    async with running_table(folder) as (daemon, reader, _), async_playwright() as playwright:
+        browser = await playwright.chromium.launch(executable_path=executable, args=ARGS)
+        try:
+            context = await browser.new_context(
+                viewport=viewport, has_touch=True, device_scale_factor=1
+            )
+            if token is not None:
+                await context.add_init_script(f"localStorage.setItem('faro-pi.token', {token!r})")
+            page = await context.new_page()
+            base = f"http://127.0.0.1:{console_of(daemon).port}"
+            table = Table(daemon, reader, page, base)
+            page.on("pageerror", lambda exc: table.errors.append(str(exc)))
+            page.on("console", table.console_message)
+            page.on(
+                "request",
+                lambda r: None if r.url.startswith(base + "/") else table.elsewhere.append(r.url),
+            )
+            await page.goto(base + "/")
+            await page.wait_for_function(
+                "document.body.dataset.version !== undefined", timeout=TIMEOUT
+            )
+            yield table
+            assert table.errors == []
+            assert table.elsewhere == []
+        finally:
+            await browser.close()
+
+
+def run(scenario) -> None:
+    import asyncio
+
+    asyncio.run(scenario())
+
+
+# -- the odds, as the API serves them --------------------------------------------------------
+
+
+def test_the_odds_are_served_exactly_and_as_the_schema_says(tmp_path):
+    console_config(tmp_path)
+
+    def fraction(text: str) -> Fraction:
+        numerator, denominator = text.split("/")
+        return Fraction(int(numerator), int(denominator))
+
+    async def check(http, daemon, document, version_of) -> dict:
+        body = (await http.get("/api/odds")).json()
+        validator(document, "Odds").validate(body)
+        assert body["version"] == version_of()
+        assert body["left"] == daemon.table.pack.left
+        exact = next_pair(daemon.table)
+        for rank, row in zip(range(1, 14), body["ranks"], strict=True):
+            assert row["rank"] == RANKS[rank - 1]
+            assert row["count"] == daemon.table.pack.counts[rank]
+            for what in ("lose", "win", "split"):
+                assert fraction(row["fractions"][what]) == getattr(exact[rank], what)
+                assert row[what] == pytest.approx(float(getattr(exact[rank], what)))
+        orders = last_three(daemon.table)
+        if orders:
+            named = [o.get("order") or o["colours"] for o in body["last_three"]["orders"]]
+            assert len(named) == len(orders)
+            assert sum(fraction(o["fraction"]) for o in body["last_three"]["orders"]) == 1
+        else:
+            assert body["last_three"] is None
+        return body
+
+    async def scenario():
+        async with running_table(tmp_path) as (daemon, _, _):
+            console = console_of(daemon)
+            async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{console.port}") as http:
+                document = (await http.get("/openapi.json")).json()
+                assert "/api/odds" in document["paths"]
+
+                def version():
+                    return console.version
+
+                fresh = await check(http, daemon, document, version)
+                assert fresh["next"] == "soda"
+                assert {r["fractions"]["split"] for r in fresh["ranks"]} == {"1/221"}
+                deal = pack_ending_with("KS", "KH", "KD")  # the last three share a rank
+                for code in deal[:2]:
+                    daemon.enter({"type": "card", "card": code})
+                body = await check(http, daemon, document, version)
+                assert body["next"] == "winner"
+                loser = daemon.table.pack.exposed[-1].rank
+                assert body["ranks"][loser - 1]["win"] == 0
+                for code in deal[2:49]:
+                    daemon.enter({"type": "card", "card": code})
+                body = await check(http, daemon, document, version)
+                assert body["last_three"]["by"] == "colour"
+                assert sorted(tuple(o["colours"]) for o in body["last_three"]["orders"]) == [
+                    ("black", "red", "red"),
+                    ("red", "black", "red"),
+                    ("red", "red", "black"),
+                ]
+                assert {o["fraction"] for o in body["last_three"]["orders"]} == {"1/3"}
+                for code in deal[49:51]:
+                    daemon.enter({"type": "card", "card": code})
+                body = await check(http, daemon, document, version)
+                assert body["next"] == "none"
+                assert {r["fractions"]["win"] for r in body["ranks"]} == {"0/1"}
+
+    run(scenario)
+
+
+# -- the page --------------------------------------------------------------------------------
+
+
+def test_the_page_asks_for_the_token_once_keeps_it_and_seats_the_table(tmp_path):
+    async def scenario():
+        async with table_with_page(tmp_path, token=None) as table:
+            page = table.page
+            # Reads need no token: the whole pack is lit in the case keeper.
+            await expect(page.locator("#case-grid td.lit")).to_have_count(52)
+            await expect(page.locator("#token-form")).to_be_visible()
+            await expect(page.locator("#seating")).to_be_visible()
+            await table.sign_in("not-the-token")
+            await expect(page.locator("#token-form")).to_be_hidden()
+            for n, name in enumerate(["Ann", "Bob", "Cy", "Dee"], start=1):
+                if n > 3:
+                    await page.tap("#seat-add")
+                await page.fill(f"#seat-{n}", name)
+            await page.select_option("#banker-select", "Cy")
+            await page.tap("#seating-form button[type=submit]")
+            # The table refuses the wrong token; the page asks again and changes nothing.
+            await expect(page.locator("#token-form")).to_be_visible()
+            await expect(page.locator("#token-error")).to_contain_text("refused that token")
+            assert table.daemon.table.seats == ()
+            await table.sign_in()
+            await page.tap("#seating-form button[type=submit]")
+            await expect(page.locator("#seating")).to_be_hidden()
+            await expect(page.locator("#balances li")).to_have_count(4)
+            await expect(page.locator('#balances [data-player="Cy"] .badge.bank')).to_be_visible()
+            await expect(page.locator("#players .player")).to_have_text(["Ann", "Bob", "Dee"])
+            assert table.daemon.table.seats == ("Ann", "Bob", "Cy", "Dee")
+            assert table.daemon.table.banker == "Cy"
+            # Asked once: a reload keeps the token.
+            await page.reload()
+            await table.shown()
+            await expect(page.locator("#token-form")).to_be_hidden()
+            assert await page.evaluate("localStorage.getItem('faro-pi.token')") == TOKEN
+
+    run(scenario)
+
+
+def test_predictions_are_placed_and_taken_off_by_tapping_the_layout(tmp_path):
+    async def scenario():
+        async with table_with_page(tmp_path) as table:
+            page = table.page
+            table.enter({"type": "session", "seats": SEATS, "banker": "Cy"})
+            await expect(page.locator("#players .player")).to_have_text(["Ann", "Bob"])
+
+            # The felt as drawn at the table: A to 6 nearest the dealer, ace on the left,
+            # K above the ace, 7 at the right between the rows.
+            boxes = {r: await table.spot(r).bounding_box() for r in ("A", "6", "K", "8", "7")}
+            assert boxes["A"]["y"] > boxes["K"]["y"] and boxes["A"]["x"] == boxes["K"]["x"]
+            assert boxes["A"]["x"] < boxes["6"]["x"] < boxes["7"]["x"]
+            assert boxes["8"]["x"] == boxes["6"]["x"]
+            assert boxes["K"]["y"] < boxes["7"]["y"] < boxes["A"]["y"]
+
+            await table.pick("Bob", 10)
+            await table.spot("9").locator(".card").tap()
+            bob_on_9 = table.chips("9", "Bob")
+            await expect(bob_on_9).to_have_text("10")
+            colour = await bob_on_9.evaluate("e => getComputedStyle(e).backgroundColor")
+            swatch = page.locator('#players [data-player="Bob"] .swatch')
+            assert colour == await swatch.evaluate("e => getComputedStyle(e).backgroundColor")
+
+            await page.tap("#copper")
+            await table.spot("K").locator(".card").tap()
+            await expect(table.chips("K", "Bob", copper=True)).to_have_text("10")
+            assert "copper" in await table.chips("K", "Bob").get_attribute("class")
+            await page.tap("#copper")
+            await table.pick("Ann", 4)
+            await table.spot("9").locator(".card").tap()
+            await table.spot("9").locator(".card").tap()  # stacks: Ann's 4 and 4 show as 8
+            await expect(table.chips("9")).to_have_text(["10", "8"])
+            assert [(p.player, p.weight, p.copper) for p in table.daemon.table.predictions] == [
+                ("Bob", 10, False),
+                ("Ann", 4, False),
+                ("Ann", 4, False),
+                ("Bob", 10, True),
+            ]
+
+            # Taking off: a tap on a check takes that player's off; on a card, the picked one's.
+            await page.tap("#take-off")
+            await bob_on_9.tap()
+            await expect(table.chips("9")).to_have_text(["8"])
+            await table.pick("Bob")
+            await table.spot("K").locator(".card").tap(position={"x": 8, "y": 8})  # the rank
+            await expect(table.chips("K")).to_have_count(0)
+            await page.tap("#take-off")
+            assert [(p.player, p.rank) for p in table.daemon.table.predictions] == [("Ann", 9)] * 2
+
+            # From the keyboard too: the focus stays on the card through the redraw.
+            await table.spot("Q").locator(".card").focus()
+            await page.keyboard.press("Enter")
+            await expect(table.chips("Q", "Bob")).to_have_text("4")
+            assert await page.evaluate("document.activeElement.dataset.rank") == "Q"
+            await page.keyboard.press("Tab")  # to Bob's check on the Q, which takes it off
+            await page.keyboard.press("Enter")
+            await expect(table.chips("Q")).to_have_count(0)
+
+            # The banker's signal; then the rules refuse a prediction, and the page says why.
+            await page.tap("#lock")
+            await expect(page.locator("#entries")).to_have_text("Locked")
+            await table.spot("5").locator(".card").tap()
+            toast = page.locator("#toast")
+            await expect(toast).to_contain_text("locked by the banker")
+            assert await toast.get_attribute("data-rule") == "entries-closed"
+            await expect(table.chips("5")).to_have_count(0)
+
+    run(scenario)
+
+
+def test_a_card_from_the_shoe_reaches_the_page_within_100_ms(tmp_path):
+    async def scenario():
+        async with table_with_page(tmp_path) as table:
+            page = table.page
+            table.enter({"type": "session", "seats": SEATS, "banker": "Cy"})
+            await table.shown()
+            totals, pushes = [], []
+            for n, code in enumerate(["5H", "KD", "9C", "QS", "2C", "9D", "AS"], start=1):
+                version = table.version + 1
+                sent = time.time()
+                table.reader.card(code)
+                await table.shown(version)
+                drawn = await page.evaluate(
+                    "v => window.faro.rendered.find(r => r.version === v).at", version
+                )
+                totals.append(drawn / 1000 - sent)
+                pushes.append(drawn / 1000 - table.applied[version])
+                await expect(page.locator(f'#case-grid td[data-card="{code}"]')).to_have_class(
+                    "out latest"
+                )
+                assert await page.locator("#case-grid td.lit").count() == 52 - n
+            await expect(page.locator('[data-pile="losers"] .mini')).to_have_count(3)
+            await expect(page.locator('[data-pile="winners"] .mini')).to_have_count(3)
+            await expect(page.locator("#pair-now")).to_contain_text("Turn 3")
+            print(
+                "reader frame to page: "
+                + ", ".join(f"{t * 1e3:.1f}" for t in totals)
+                + f" ms (median {statistics.median(totals) * 1e3:.1f}); of which applied "
+                f"state to page: median {statistics.median(pushes) * 1e3:.1f} ms, "
+                f"max {max(pushes) * 1e3:.1f} ms"
+            )
+            assert statistics.median(totals) < 0.1
+            assert max(totals) < 0.5  # room for a busy machine
+
+    run(scenario)
+
+
+def test_a_pack_settles_on_the_page_down_to_calling_the_turn(tmp_path):
+    async def scenario():
+        async with table_with_page(tmp_path, viewport=TABLET) as table:
+            page = table.page
+            deal = pack_ending_with("7S", "JH", "3D")
+            table.enter({"type": "session", "seats": SEATS, "banker": "Cy"})
+            await table.pick("Ann", 6)
+            await table.spot("3").locator(".card").tap()  # 3♠ wins the first pair
+            await table.pick("Bob", 4)
+            await page.tap("#copper")
+            await table.spot("2").locator(".card").tap()  # coppered on 2♠, the first loser
+            await page.tap("#copper")
+            await expect(page.locator(".chip")).to_have_count(2)
+            table.deal(*deal[:3])
+            await table.settled()
+            await expect(page.locator("#balances .balance")).to_have_text(["+6", "+4", "−10"])
+            await expect(page.locator("#settlements li").first).to_contain_text("Ann +6")
+            series = page.locator("#chart .series")
+            await expect(series).to_have_count(3)
+            await expect(page.locator('#chart [data-player="Cy"]')).to_have_attribute(
+                "data-final", "-10"
+            )
+            assert await page.locator('.spot[data-rank="2"]').get_attribute("class") == (
+                "spot lower lost"
+            )
+            await expect(table.chips("3")).to_have_text(["6"])  # a winner stays and plays on
+            await expect(table.chips("2")).to_have_text(["4"])
+
+            # The odds for teaching, with the exact fractions.
+            await expect(page.locator("#odds-table tbody tr")).to_have_count(13)
+            odds = next_pair(table.daemon.table)
+            win_k = odds[13].win
+            row_k = page.locator('#odds-table tr[data-rank="K"] td')
+            await expect(row_k.nth(2)).to_have_text(f"{win_k.numerator}/{win_k.denominator}")
+            await page.tap("#odds-form")
+            await expect(row_k.nth(2)).to_have_text(f"{float(win_k) * 100:.1f}%")
+
+            table.deal(*deal[3:49])
+            await table.settled()
+            orders = page.locator("#call-orders .order")
+            await expect(orders).to_have_count(6)
+            await expect(page.locator("#call-hint")).to_contain_text("3 7 J")
+            await table.pick("Ann", 2)
+            await page.tap('#call-orders [data-order="7 J 3"]')
+            await table.pick("Bob", 2)
+            await page.tap('#call-orders [data-order="J 7 3"]')
+            await expect(page.locator("#call-list li")).to_have_text(
+                ["Ann calls 7 · J · 3 for 2", "Bob calls J · 7 · 3 for 2"]
+            )
+            table.deal(*deal[49:])
+            await table.settled()
+            await expect(page.locator("#call-list li")).to_have_text(
+                ["Ann called it: +8", "Bob miscalled: −2"]
+            )
+            balances = table.daemon.table.balances
+            shown = [f"{'+' if b > 0 else ''}{b}".replace("-", "−") for b in balances.values()]
+            await expect(page.locator("#balances .balance")).to_have_text(shown)
+            finals = [await s.get_attribute("data-final") for s in await series.all()]
+            assert finals == [str(b) for b in balances.values()]
+            assert await series.first.get_attribute("data-points") == str(1 + 25 + 1)
+            await expect(page.locator("#settlements li").first).to_contain_text("Ann +8")
+            await expect(page.locator("#pair-now")).to_contain_text("complete")
+
+            await page.tap("#new-pack")
+            await expect(page.locator("#status")).to_have_text("Pack 2 · 52 in the shoe")
+            await expect(page.locator('#balances [data-player="Ann"] .badge.bank')).to_be_visible()
+            await expect(page.locator("#players .player")).to_have_text(["Bob", "Cy"])
+
+            # The last three share a rank: the turn is called by colours.
+            deal = pack_ending_with("KS", "KH", "KD")
+            table.deal(*deal[:49])
+            await table.settled()
+            await expect(page.locator("#call-hint")).to_contain_text("all Ks")
+            await expect(orders).to_have_text(
+                ["black · red · red33.3%", "red · black · red33.3%", "red · red · black33.3%"]
+            )
+            await table.pick("Bob", 4)
+            await page.tap('#call-orders [data-order="black red red"]')
+            table.deal(*deal[49:])
+            await expect(page.locator("#call-list li")).to_have_text(["Bob called it: +8"])
+
+    run(scenario)
+
+
+def test_undo_entry_by_hand_and_alarms(tmp_path):
+    async def scenario():
+        async with table_with_page(tmp_path) as table:
+            page = table.page
+            table.enter({"type": "session", "seats": SEATS, "banker": "Cy"})
+            table.reader.card("QH")
+            await expect(page.locator("#pair-now")).to_contain_text("soda")
+
+            # A misread: the undo asks first, naming the card.
+            await page.tap("#undo")
+            dialog = page.locator("#void-dialog")
+            await expect(dialog).to_contain_text("Q♥")
+            await dialog.locator("button[value=cancel]").tap()
+            await expect(dialog).to_be_hidden()
+            assert [c.code for c in table.daemon.table.pack.exposed] == ["QH"]
+            await page.tap("#undo")
+            await page.tap("#void-confirm")
+            await expect(page.locator("#case-grid td.lit")).to_have_count(52)
+            assert table.daemon.table.pack.exposed == []
+
+            # A card the reader missed: the alarm, then the card entered by hand clears it.
+            table.reader.no_read()
+            alarms = page.locator("#alarms")
+            await expect(alarms).to_contain_text("passed unread")
+            await page.tap("#alarm-card")  # the banner's own way to clear it
+            await page.tap('#card-ranks [data-rank="10"]')
+            await page.tap('#card-suits [data-suit="D"]')
+            await expect(page.locator("#card-confirm")).to_have_text("Enter 10♦")
+            await page.tap("#card-confirm")
+            await expect(page.locator('#case-grid td[data-card="10D"]')).to_have_class("out latest")
+            await expect(alarms).to_be_hidden()
+
+            # A card the rules refuse, from the shoe: the banner and its clearing action.
+            table.reader.card("10D")
+            await expect(alarms).to_contain_text("10D was already exposed")
+            await page.tap("#alarm-clear")
+            await expect(alarms).to_be_hidden()
+            assert table.daemon.table.alarms == []
+
+    run(scenario)
+
+
+def test_the_page_fits_a_phone_and_a_tablet(tmp_path):
+    """After a few pairs with predictions: no sideways scrolling, big enough targets.
+
+    ``FARO_GOLDEN=update`` writes the screenshots to tests/golden/page/.
+    """
+    update = os.environ.get("FARO_GOLDEN") == "update"
+
+    async def scenario():
+        async with table_with_page(tmp_path) as table:
+            page = table.page
+            seats = ["Ann", "Bob", "Cy", "Dee", "Eve"]
+            table.enter({"type": "session", "seats": seats, "banker": "Eve"})
+            order = ["9S", "4H", "KD", "4C", "7S", "QH", "2D", "JC", "9H", "5S", "KS", "8D", "8C"]
+            bets = [
+                ("Ann", "K", 10, False),
+                ("Bob", "4", 4, True),
+                ("Cy", "9", 6, False),
+                ("Dee", "Q", 2, False),
+                ("Ann", "7", 20, False),
+                ("Bob", "J", 2, True),
+                ("Dee", "K", 4, False),
+            ]
+            for player, rank, weight, copper in bets:
+                table.enter(
+                    {
+                        "type": "bet",
+                        "player": player,
+                        "rank": rank,
+                        "weight": weight,
+                        "copper": copper,
+                    }
+                )
+            table.deal(*order[:7])
+            for player, rank, weight, copper in [
+                ("Cy", "5", 2, True),
+                ("Ann", "A", 6, False),
+                ("Dee", "8", 10, False),
+                ("Bob", "Q", 4, False),
+                ("Cy", "J", 2, False),
+            ]:
+                table.enter(
+                    {
+                        "type": "bet",
+                        "player": player,
+                        "rank": rank,
+                        "weight": weight,
+                        "copper": copper,
+                    }
+                )
+            table.deal(*order[7:])
+            for player, copper in [("Ann", False), ("Cy", True), ("Bob", False), ("Dee", False)]:
+                table.enter(
+                    {"type": "bet", "player": player, "rank": "3", "weight": 2, "copper": copper}
+                )
+            table.enter({"type": "bet", "player": "Ann", "rank": "3", "weight": 4, "copper": True})
+            await table.settled()
+            await page.tap(f'#players [data-player="{seats[0]}"]')
+            for name, viewport in (("phone", PHONE), ("tablet", TABLET)):
+                await page.set_viewport_size(viewport)
+                await page.wait_for_function(
+                    "w => document.querySelector('#chart svg').getAttribute('width') == "
+                    "Math.max(260, Math.round(document.querySelector('#chart').clientWidth))",
+                    arg=viewport["width"],
+                    timeout=TIMEOUT,
+                )
+                # Five stacks on the 3: a card shows four checks, the last one "+2".
+                await expect(table.spot("3").locator(".chip")).to_have_count(4)
+                await expect(table.spot("3").locator(".chip.more")).to_have_text("+2")
+                width = await page.evaluate("document.documentElement.scrollWidth")
+                assert width <= viewport["width"], (name, width)
+                small = await page.evaluate(
+                    """() => [...document.querySelectorAll('button')]
+                        .filter(b => b.offsetParent && !b.closest('dialog')
+                                     && !b.classList.contains('chip')
+                                     && !b.classList.contains('card'))
+                        .map(b => [b.id || b.textContent.trim(), b.getBoundingClientRect()])
+                        .filter(([, r]) => r.height < 40 || r.width < 40)
+                        .map(([name, r]) => `${name} ${r.width}x${r.height}`)"""
+                )
+                assert small == [], (name, small)
+                unnamed = await page.evaluate(
+                    """[...document.querySelectorAll('button')]
+                        .filter(b => !(b.getAttribute('aria-label') || b.textContent).trim())
+                        .map(b => b.outerHTML)"""
+                )
+                assert unnamed == []
+                cards = await page.evaluate(
+                    "[...document.querySelectorAll('.card')].map(c => c.offsetWidth)"
+                )
+                assert min(cards) >= 44, (name, cards)
+                if update:
+                    GOLDEN.mkdir(parents=True, exist_ok=True)
+                    await page.screenshot(path=GOLDEN / f"{name}.png", full_page=True)
+                    print(f"wrote {GOLDEN / f'{name}.png'}")
+
+    run(scenario)
