@@ -17,11 +17,11 @@ $(STAMP): pyproject.toml
 # tests/test_deployment.py; installed here when missing.
 test-deps:
 	@command -v systemd-analyze >/dev/null 2>&1 || { \
-		apt-get update -qq && apt-get install -y -qq --no-install-recommends systemd; }
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends systemd; }
 
 # The page's tests drive Debian's Chromium (never a downloaded browser); without it they skip.
 browser:
-	@test -x /usr/bin/chromium || { apt-get update -qq && apt-get install -y -qq chromium; } \
+	@test -x /usr/bin/chromium || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; } \
 		|| echo "chromium could not be installed: the page's tests will be skipped"
 
 test: $(STAMP) test-deps browser
