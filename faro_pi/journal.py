@@ -26,6 +26,7 @@ companion files.
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import json
 import os
 import sqlite3
@@ -115,6 +116,7 @@ class Journal:
         self.created = created
         """True when this open started a new journal, so the daemon can say so."""
         self._since_checkpoint = 0
+        self._lock: int | None = None
 
     @classmethod
     def open(cls, path: str | os.PathLike[str], *, readonly: bool = False) -> Journal:
@@ -143,7 +145,10 @@ class Journal:
                 db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
         except sqlite3.Error as exc:
             raise JournalError(f"{path}: cannot open the journal: {exc}") from exc
+        lock = None
         try:
+            if not readonly:
+                lock = _only_writer(path)
             fresh = _verify(db, path)
             if fresh and readonly:
                 raise JournalError(f"{path}: holds no journal yet")
@@ -151,8 +156,12 @@ class Journal:
                 _prepare(db, path, fresh)
         except BaseException:
             db.close()
+            if lock is not None:
+                os.close(lock)
             raise
-        return cls(db, path, readonly, created=fresh)
+        journal = cls(db, path, readonly, created=fresh)
+        journal._lock = lock
+        return journal
 
     def append(
         self,
@@ -249,6 +258,9 @@ class Journal:
                     self._db.execute("PRAGMA journal_mode = DELETE")
         finally:
             self._db.close()
+            if self._lock is not None:
+                os.close(self._lock)  # after SQLite's own descriptor: its locks stay whole
+                self._lock = None
 
     def __enter__(self) -> Journal:
         return self
@@ -381,6 +393,24 @@ def _prepare(db: sqlite3.Connection, path: Path, fresh: bool) -> None:
         _make_room(db)
     except (sqlite3.Error, OSError) as exc:
         raise JournalError(f"{path}: cannot prepare the journal for writing: {exc}") from exc
+
+
+def _only_writer(path: Path) -> int:
+    """Takes the journal's writer lock, so a second daemon on the same file stops at once.
+
+    An ``flock`` on a descriptor of its own: on Linux it is independent of
+    SQLite's record locks, and it goes with the process, even under kill -9.
+    """
+    fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        raise JournalError(
+            f"{path}: another faro-pi is writing this journal (is the service running?); "
+            "stop it first, or read the journal with faro-pi export"
+        ) from None
+    return fd
 
 
 def _make_room(db: sqlite3.Connection) -> None:

@@ -409,3 +409,16 @@ def test_restart_cost_on_10000_events(big_journal, capsys):
         report("  open, checks included", opens, unit="ms", scale=1e3)
         report("  PRAGMA quick_check alone", checks, unit="ms", scale=1e3)
         report("  stream all rows", streams, unit="ms", scale=1e3)
+
+
+def test_a_second_writer_is_refused_while_readers_are_welcome(tmp_path):
+    path = tmp_path / "journal.db"
+    with Journal.open(path) as journal:
+        journal.append({"type": "card", "card": "5H"})
+        with pytest.raises(JournalError, match="another faro-pi is writing this journal"):
+            Journal.open(path)
+        with Journal.open(path, readonly=True) as reader:
+            assert reader.count() == 1
+        journal.append({"type": "card", "card": "KD"})
+    with Journal.open(path) as again:  # the lock went with the first writer
+        assert again.count() == 2
