@@ -1,7 +1,8 @@
 """The shoe's push buttons: signal (lock), undo, new pack, read through gpiozero.
 
 gpiozero calls back from its own threads; this module only names what was
-pressed and hands that word to the table's loop through ``hand``. Which
+pressed and hands that word to the table's loop through ``hand``: ``signal``,
+``new_pack``, ``undo`` (a short press) or ``void`` (undo held down). Which
 backend drives the pins is gpiozero's business: a real Pi's lgpio or
 RPi.GPIO, or the mock factory in the simulator and the tests.
 """
@@ -13,9 +14,6 @@ from collections.abc import Callable
 
 from faro_pi.config import ButtonsConfig
 from faro_pi.exc import FaroError
-
-PRESSES = ("signal", "undo", "void", "new_pack")
-"""What ``hand`` may be told: ``void`` is undo held down, ``undo`` a short press."""
 
 
 def pin_factory(name: str | None):

@@ -36,7 +36,6 @@ from faro_pi.events import (
 from faro_pi.exc import Refused
 
 PACK_SIZE = 52
-PAIRS = 25
 FINAL_WINNER = 51
 """Exposing card 51 closes entries for good and ends the predictions still standing."""
 LAST_THREE = 49
@@ -122,9 +121,6 @@ class Pack:
     def remaining(self) -> list[Card]:
         """The cards still in the shoe, in case-keeper order (their order is unknown)."""
         return [card for card in DECK if card not in self.seen]
-
-    def exhausted(self, rank: int) -> bool:
-        return self.counts[rank] == 0
 
 
 @dataclass(slots=True)

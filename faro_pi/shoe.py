@@ -63,7 +63,6 @@ class ReaderPort:
         self._task: asyncio.Task | None = None
         self._gone = asyncio.Event()
         self._closing = False
-        self.is_open = False
 
     def start(self) -> None:
         self._task = asyncio.get_running_loop().create_task(self._keep_open(), name="reader")
@@ -84,7 +83,7 @@ class ReaderPort:
                 await asyncio.sleep(delay)
                 delay = min(delay * 2, BACKOFF_MAX)
                 continue
-            self._serial, self.is_open, complained = port, True, False
+            self._serial, complained = port, False
             delay = BACKOFF_FIRST
             log.info("reader: %s open at %d baud", self.url, self.baud)
             self._gone.clear()
@@ -92,7 +91,6 @@ class ReaderPort:
             self._opened()
             await self._gone.wait()
             loop.remove_reader(fd)
-            self.is_open = False
             with contextlib.suppress(serial.SerialException, OSError):
                 port.close()
             self._serial = None

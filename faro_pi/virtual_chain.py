@@ -175,12 +175,6 @@ class VirtualChain:
         """What the case keeper shows: rows S, H, D, C of columns A..K, ``1`` lit."""
         return grid(self.frame)
 
-    def detach(self) -> None:
-        """Stops watching the pins (they stay as they are)."""
-        for pin in (self._data, self._clock, self._latch, self._enable):
-            if pin is not None and pin.chain is self:
-                pin.chain = None
-
 
 def _default_leds() -> LedsConfig:
     return LedsConfig(**{key: spec.default for key, spec in SCHEMA["leds"].keys.items()})
