@@ -331,7 +331,8 @@ async def serve(
             closing.callback(watchdog.cancel)
         status = daemon.status()
         notifier.ready(status)
-        daemon.watchers.append(lambda table, event: notifier.status(daemon.status()))
+        if notifier.enabled:  # outside systemd, no status line to build on every event
+            daemon.watchers.append(lambda table, event: notifier.status(daemon.status()))
         log.info("ready: %s", status)
         if started is not None:
             started(daemon)
