@@ -210,6 +210,8 @@ class CaseKeeper:
         self.signal = STILL
         self.phase = 0
         self._timer: asyncio.TimerHandle | None = None
+        self._still = asyncio.Event()
+        self._still.set()
         self._enable: DigitalOutputDevice | PWMOutputDevice | None = None
         self._chain: ShiftRegisters | None = None
         try:
@@ -265,6 +267,13 @@ class CaseKeeper:
         self.latch(frame_at(self.steady, self.signal, self.phase))
         if self.signal.running(self.phase):
             self._timer = asyncio.get_running_loop().call_later(self.tick, self._step)
+            self._still.clear()
+        else:
+            self._still.set()
+
+    async def still(self) -> None:
+        """Waits until no signal is stepping: the steady case is what shows."""
+        await self._still.wait()
 
     def latch(self, frame: int) -> None:
         """Writes ``frame`` unless it is already showing; the first one also lights the LEDs."""
@@ -282,6 +291,7 @@ class CaseKeeper:
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
+        self._still.set()
         if self._enable is not None:
             self._enable.off()
             self._enable.close()

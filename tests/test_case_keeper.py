@@ -112,10 +112,10 @@ async def latches(chain: VirtualChain, count: int, timeout: float = 5.0) -> list
 
 
 async def quiet(keeper: CaseKeeper, timeout: float = 5.0) -> None:
-    """Waits (a phase at a time) until no signal is stepping."""
+    """Waits until no signal is stepping."""
     async with asyncio.timeout(timeout):
-        while keeper.blinking:
-            await asyncio.sleep(keeper.tick)
+        await keeper.still()
+    assert not keeper.blinking
 
 
 def card_event(table: Table, card) -> CardDrawn:
