@@ -18,30 +18,10 @@
 #   FARO_PI_NO_APT=1      do not apt-get install the system packages.
 set -eu
 
-SRC=$(cd "$(dirname "$0")/.." && pwd)
-DESTDIR=${DESTDIR:-}
-PREFIX=${PREFIX:-/opt/faro-pi}
+. "$(dirname "$0")/install-common.sh"
 PYTHON=${PYTHON:-python3}
 SERVICE_USER=faro-pi
 DEVICE_GROUPS="gpio i2c dialout"
-CONF_DIR=/etc/faro-pi
-CONFIG=$CONF_DIR/config.toml
-UNIT=/etc/systemd/system/faro-pi.service
-RULE=/etc/udev/rules.d/99-faro-reader.rules
-VENV=$DESTDIR$PREFIX
-
-say() { printf '%s\n' "$*"; }
-
-# A command that changes this machine outside DESTDIR: run it (and show it),
-# or under DESTDIR only show it.
-system() {
-    if [ -n "$DESTDIR" ]; then
-        say "skipped (DESTDIR): $*"
-    else
-        say "+ $*"
-        "$@"
-    fi
-}
 
 case $PREFIX in
 /*) ;;

@@ -8,26 +8,8 @@
 # Environment: DESTDIR and PREFIX as for install.sh.
 set -eu
 
-SRC=$(cd "$(dirname "$0")/.." && pwd)
-DESTDIR=${DESTDIR:-}
-PREFIX=${PREFIX:-/opt/faro-pi}
-CONF_DIR=/etc/faro-pi
-CONFIG=$CONF_DIR/config.toml
-UNIT=/etc/systemd/system/faro-pi.service
-RULE=/etc/udev/rules.d/99-faro-reader.rules
+. "$(dirname "$0")/install-common.sh"
 STATE_DIR=/var/lib/faro-pi
-VENV=$DESTDIR$PREFIX
-
-say() { printf '%s\n' "$*"; }
-
-system() {
-    if [ -n "$DESTDIR" ]; then
-        say "skipped (DESTDIR): $*"
-    else
-        say "+ $*"
-        "$@"
-    fi
-}
 
 case $PREFIX in
 /?*) ;;
