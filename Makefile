@@ -53,7 +53,7 @@ uninstall:
 
 # Redraws hardware/wiring.svg and hardware/card-codes.svg from the code.
 hardware: $(STAMP)
-	$(BIN)/python -m hardware.wiring
+	$(BIN)/python -m hardware.draw_wiring
 	$(BIN)/python -m hardware.card_codes
 
 lint: $(STAMP)

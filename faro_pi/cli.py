@@ -8,7 +8,7 @@ import sys
 
 
 def _replay(args: argparse.Namespace) -> int:
-    from faro_pi.replay import replay_lines
+    from faro_pi.game.replay import replay_lines
 
     status = 0
     for path in args.files:
@@ -30,8 +30,8 @@ def _replay(args: argparse.Namespace) -> int:
 
 def _config(args: argparse.Namespace):
     """The validated configuration, or None after printing its one-line error."""
-    from faro_pi.config import load_config
     from faro_pi.exc import ConfigError
+    from faro_pi.service.config import load_config
 
     try:
         return load_config(args.config)
@@ -64,7 +64,7 @@ def _run(args: argparse.Namespace) -> int:
     if config is None:
         return 2
     _logging(args.verbose or config.log.verbose)
-    from faro_pi.daemon import run
+    from faro_pi.service.daemon import run
 
     return run(config)
 
@@ -74,8 +74,8 @@ def _export(args: argparse.Namespace) -> int:
     if config is None:
         return 2
     from faro_pi.exc import JournalError
-    from faro_pi.export import export_lines
-    from faro_pi.journal import Journal
+    from faro_pi.service.export import export_lines
+    from faro_pi.service.journal import Journal
 
     try:
         with Journal.open(config.journal.path, readonly=True) as journal:
@@ -88,7 +88,7 @@ def _export(args: argparse.Namespace) -> int:
 
 
 def _sim(args: argparse.Namespace) -> int:
-    from faro_pi.sim import main
+    from faro_pi.sim.run import main
 
     return main(args)
 
@@ -122,7 +122,7 @@ def _console_address(args: argparse.Namespace, *, writes: bool) -> tuple[str, st
     url = f"http://{f'[{host}]' if ':' in host else host}:{config.console.port}"
     token = args.token or config.console.token
     if writes and token is None:
-        from faro_pi.console import read_token, token_path
+        from faro_pi.console.server import read_token, token_path
 
         path = token_path(config)
         try:
@@ -196,7 +196,7 @@ def _enter(args: argparse.Namespace, event: dict) -> int:
     if isinstance(answer, int):
         return answer
     if not args.json:
-        from faro_pi.snapshot import describe
+        from faro_pi.console.state import describe
 
         entered = answer["event"]
         details = " ".join(
@@ -247,7 +247,7 @@ def _status(args: argparse.Namespace) -> int:
     if isinstance(answer, int):
         return answer
     if not args.json:
-        from faro_pi.snapshot import describe
+        from faro_pi.console.state import describe
 
         print("\n".join(describe(answer)))
     return 0

@@ -31,8 +31,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
-from faro_pi.config import Config, load_config
 from faro_pi.exc import ConfigError, JournalError
+from faro_pi.service.config import Config, load_config
 
 READER_TIMEOUT = 5.0
 """Seconds to wait for the reader's first frame (it sends a heartbeat every second)."""
@@ -151,7 +151,7 @@ def _pin_factory(config: Config, given=None) -> tuple[Check, object]:
     name = config.gpio.pin_factory
     if given is not None:
         return Check("gpio", True, f"{_factory_name(given)} pins (given)"), given
-    from faro_pi.buttons import pin_factory
+    from faro_pi.devices.buttons import pin_factory
 
     fix = (
         "on a Raspberry Pi install lgpio (sudo apt install python3-lgpio; make install "
@@ -294,7 +294,7 @@ def _display(config: Config) -> Check:
 def _reader(config: Config, timeout: float) -> Check:
     import serial
 
-    from faro_pi.fsp1 import CardFrame, FrameParser, Heartbeat, Hello, NoRead
+    from faro_pi.shoe.fsp1 import CardFrame, FrameParser, Heartbeat, Hello, NoRead
 
     reader = config.reader
     port_name = reader.port
@@ -367,7 +367,7 @@ def _reader(config: Config, timeout: float) -> Check:
 
 
 def _journal(config: Config) -> Check:
-    from faro_pi.journal import Journal
+    from faro_pi.service.journal import Journal
 
     path = config.journal.path
     folder = path.parent

@@ -1,26 +1,15 @@
-"""The project's exceptions, named for what went wrong, so callers catch meaning."""
+"""The project's exceptions, named for what went wrong, so callers catch meaning.
+
+:class:`FaroError` and :class:`Refused` live with the rules (:mod:`faro_pi.game.exc`),
+which import nothing else of faro-pi; they are named here too so the rest of the
+project finds every error in one place.
+"""
 
 from __future__ import annotations
 
+from faro_pi.game.exc import FaroError, Refused
 
-class FaroError(Exception):
-    """Base of every error faro-pi raises on purpose."""
-
-
-class Refused(FaroError):
-    """An event that breaks a rule; the table state is left exactly as it was.
-
-    ``rule`` is a short stable name of the rule (``"entries-closed"``,
-    ``"weight"``...) that programs can match; the message is for people.
-    """
-
-    def __init__(self, rule: str, message: str):
-        super().__init__(message)
-        self.rule = rule
-        self.message = message
-
-    def __str__(self) -> str:
-        return f"{self.message} [{self.rule}]"
+__all__ = ["ConfigError", "FaroError", "JournalError", "Refused"]
 
 
 class ConfigError(FaroError):

@@ -20,7 +20,7 @@ import sys
 from pathlib import Path
 from xml.sax.saxutils import escape
 
-from faro_pi.cards import DECK, RANKS, SUIT_SYMBOLS, SUITS
+from faro_pi.game.cards import DECK, RANKS, SUIT_SYMBOLS, SUITS
 
 OUT = Path(__file__).with_name("card-codes.svg")
 

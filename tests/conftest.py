@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from faro_pi.config import load_config
-from faro_pi.daemon import Daemon, serve
-from faro_pi.virtual_reader import VirtualReader
+from faro_pi.service.config import load_config
+from faro_pi.service.daemon import Daemon, serve
+from faro_pi.virtual.reader import VirtualReader
 
 CONFIG = """\
 [reader]

@@ -14,8 +14,7 @@ from gpiozero.pins.mock import MockFactory
 from hypothesis import given
 from hypothesis import strategies as st
 
-from faro_pi.cards import DECK, RANKS, SUITS, parse_card
-from faro_pi.case_keeper import (
+from faro_pi.devices.case_keeper import (
     STILL,
     CaseKeeper,
     Signal,
@@ -25,11 +24,7 @@ from faro_pi.case_keeper import (
     signal_for,
     steady_frame,
 )
-from faro_pi.config import LedsConfig
-from faro_pi.events import Alarm, Bet, CardDrawn, Clear, Lock, Session, Shuffle, Void
-from faro_pi.rules import Table
-from faro_pi.virtual_chain import VirtualChain, watched_factory
-from faro_pi.wiring import (
+from faro_pi.devices.wiring import (
     ALL_LIT,
     CASE_KEEPER,
     CHAIN,
@@ -44,6 +39,11 @@ from faro_pi.wiring import (
     grid,
     outputs_frame,
 )
+from faro_pi.game.cards import DECK, RANKS, SUITS, parse_card
+from faro_pi.game.events import Alarm, Bet, CardDrawn, Clear, Lock, Session, Shuffle, Void
+from faro_pi.game.rules import Table
+from faro_pi.service.config import LedsConfig
+from faro_pi.virtual.chain import VirtualChain, watched_factory
 
 LEDS = LedsConfig(driver="74hc595", data=10, clock=11, latch=8, enable=18, brightness=1.0)
 TINY = 0.002

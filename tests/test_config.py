@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from faro_pi.config import (
+from faro_pi.exc import ConfigError, FaroError
+from faro_pi.service.config import (
     PIN_FACTORY_VARIABLE,
     REQUIRED,
     SCHEMA,
@@ -17,7 +18,6 @@ from faro_pi.config import (
     parse_config,
     reference_markdown,
 )
-from faro_pi.exc import ConfigError, FaroError
 
 EXAMPLE = Path(__file__).parent.parent / "faro_pi" / "config.example.toml"
 MINIMAL = '[reader]\nport = "/dev/faro-reader"\n'

@@ -25,12 +25,12 @@ import jsonschema
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from faro_pi import rules
-from faro_pi.cards import DECK
-from faro_pi.console import BACKLOG, TOKEN_FILE, Console, openapi
-from faro_pi.events import event_from_json
-from faro_pi.export import export_lines
-from faro_pi.journal import Journal
+from faro_pi.console.server import BACKLOG, TOKEN_FILE, Console, openapi
+from faro_pi.game import rules
+from faro_pi.game.cards import DECK
+from faro_pi.game.events import event_from_json
+from faro_pi.service.export import export_lines
+from faro_pi.service.journal import Journal
 from tests.conftest import running_table, until, write_config
 
 SEATS = ["Ann", "Bob", "Cy"]

@@ -5,11 +5,11 @@ from __future__ import annotations
 import asyncio
 import random
 
-from faro_pi.cards import DECK
-from faro_pi.events import Bet, Session, event_to_json
-from faro_pi.fsp1 import CardFrame
-from faro_pi.journal import Journal
-from faro_pi.virtual_reader import VirtualReader
+from faro_pi.game.cards import DECK
+from faro_pi.game.events import Bet, Session, event_to_json
+from faro_pi.service.journal import Journal
+from faro_pi.shoe.fsp1 import CardFrame
+from faro_pi.virtual.reader import VirtualReader
 from tests.conftest import running_table, until, write_config
 
 
@@ -107,7 +107,7 @@ def test_a_sequence_gap_applies_the_card_and_warns_that_some_may_be_missing(tabl
         async with running_table(table_dir) as (daemon, reader, _):
             reader.card("5H")
             await reader.drained()
-            from faro_pi.cards import parse_card
+            from faro_pi.game.cards import parse_card
 
             reader.send_raw(CardFrame(4, parse_card("KD")).to_bytes())  # 2 and 3 never came
             await until(daemon, lambda t: len(t.pack.exposed) == 2)

@@ -28,13 +28,13 @@ from typing import NamedTuple
 
 import pytest
 
-from faro_pi.cards import DECK, Card
-from faro_pi.daemon import restore
-from faro_pi.demo import play
-from faro_pi.events import Bet, CardDrawn, Session, event_to_json
-from faro_pi.journal import Journal
-from faro_pi.rules import Table
-from faro_pi.virtual_reader import VirtualReader
+from faro_pi.game.cards import DECK, Card
+from faro_pi.game.demo import play
+from faro_pi.game.events import Bet, CardDrawn, Session, event_to_json
+from faro_pi.game.rules import Table
+from faro_pi.service.daemon import restore
+from faro_pi.service.journal import Journal
+from faro_pi.virtual.reader import VirtualReader
 from tests.conftest import NotifySocket, write_config
 
 INHERITED = ("NOTIFY_SOCKET", "WATCHDOG_USEC", "WATCHDOG_PID", "JOURNAL_STREAM")

@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from faro_pi.config import load_config
-from faro_pi.journal import Journal
-from faro_pi.systemd import Notifier
+from faro_pi.service.config import load_config
+from faro_pi.service.journal import Journal
+from faro_pi.service.systemd import Notifier
 
 ROOT = Path(__file__).parent.parent
 UNIT = ROOT / "systemd" / "faro-pi.service"

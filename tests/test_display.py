@@ -27,15 +27,32 @@ from luma.core.interface.serial import i2c
 from luma.oled.device import sh1106, ssd1306
 from PIL import Image, ImageChops
 
-from faro_pi import display as display_module
-from faro_pi.cards import DECK, parse_card, parse_rank
-from faro_pi.config import DisplayConfig
-from faro_pi.demo import play
-from faro_pi.display import SH1106, SSD1306, TableDisplay, changed_runs, frame_pages, windows
-from faro_pi.events import LOCK, SHUFFLE, Alarm, Bet, Call, CardDrawn, Clear, Session
-from faro_pi.rules import Table
-from faro_pi.screens import HEIGHT, PIPS, SUITS, WIDTH, ScreenView, render, text_width, view, wrap
-from faro_pi.virtual_oled import VirtualOled
+from faro_pi.devices.oled import display as display_module
+from faro_pi.devices.oled.display import (
+    SH1106,
+    SSD1306,
+    TableDisplay,
+    changed_runs,
+    frame_pages,
+    windows,
+)
+from faro_pi.devices.oled.screens import (
+    HEIGHT,
+    PIPS,
+    SUITS,
+    WIDTH,
+    ScreenView,
+    render,
+    text_width,
+    view,
+    wrap,
+)
+from faro_pi.game.cards import DECK, parse_card, parse_rank
+from faro_pi.game.demo import play
+from faro_pi.game.events import LOCK, SHUFFLE, Alarm, Bet, Call, CardDrawn, Clear, Session
+from faro_pi.game.rules import Table
+from faro_pi.service.config import DisplayConfig
+from faro_pi.virtual.oled import VirtualOled
 
 GOLDEN = Path(__file__).parent / "golden"
 pytestmark = pytest.mark.filterwarnings(
@@ -250,7 +267,7 @@ def test_the_suits_are_square_bitmaps():
 
 
 def test_long_alarm_text_is_wrapped_and_cut():
-    from faro_pi.screens import small
+    from faro_pi.devices.oled.screens import small
 
     lines = wrap("word " * 80, small(), WIDTH, 4)
     assert len(lines) == 4 and lines[-1].endswith("…")
@@ -532,7 +549,7 @@ def test_a_failing_display_is_logged_once_and_tried_again(error, caplog, closing
     closing(oled)
     device = oled.device
     game = first_turn()
-    with caplog.at_level(logging.INFO, logger="faro_pi.display"):
+    with caplog.at_level(logging.INFO, logger="faro_pi.devices.oled.display"):
         for _ in range(3):
             start = time.perf_counter()
             oled.show(game.deal().table, None)

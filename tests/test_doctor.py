@@ -17,9 +17,9 @@ from gpiozero import Button
 from gpiozero.pins.mock import MockFactory
 
 from faro_pi import cli, doctor
-from faro_pi.events import Session
-from faro_pi.journal import Journal
-from faro_pi.virtual_reader import VirtualReader
+from faro_pi.game.events import Session
+from faro_pi.service.journal import Journal
+from faro_pi.virtual.reader import VirtualReader
 
 CONFIG = """\
 [reader]
@@ -251,7 +251,7 @@ def test_the_command_line(config, capsys):
 
 
 def test_spi_must_be_off_because_the_case_keeper_drives_spi0s_pins_itself(config, tmp_path):
-    from faro_pi.config import load_config
+    from faro_pi.service.config import load_config
 
     table = load_config(config, environ={})
     real_pins = object()  # any factory but the mock one

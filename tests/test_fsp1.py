@@ -11,9 +11,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from faro_pi.cards import DECK, parse_card
 from faro_pi.exc import Refused
-from faro_pi.fsp1 import (
+from faro_pi.game.cards import DECK, parse_card
+from faro_pi.shoe.fsp1 import (
     MAX_FRAME,
     Ack,
     Action,
@@ -29,7 +29,7 @@ from faro_pi.fsp1 import (
     crc,
     encode,
 )
-from faro_pi.fsp1_reader import Sender, ack_seq, crc16, frame
+from faro_pi.shoe.fsp1_reader import Sender, ack_seq, crc16, frame
 
 KD = parse_card("KD")
 TEN_H = parse_card("10H")

@@ -10,10 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from faro_pi import wiring as case_wiring
-from faro_pi.cards import DECK, SUIT_SYMBOLS
-from faro_pi.config import load_config
-from hardware import card_codes, wiring
+from faro_pi.devices import wiring as case_wiring
+from faro_pi.game.cards import DECK, SUIT_SYMBOLS
+from faro_pi.service.config import load_config
+from hardware import card_codes
+from hardware import draw_wiring as wiring
 
 ROOT = Path(__file__).parent.parent
 HARDWARE = ROOT / "hardware"
@@ -49,7 +50,7 @@ def test_the_readmes_pin_map_is_the_configs_defaults():
         else:
             assert bcm in wiring.I2C_PINS.values(), row
     assert seen == pins
-    # and the table is exactly what `python -m hardware.wiring --table` prints
+    # and the table is exactly what `python -m hardware.draw_wiring --table` prints
     text = README.read_text()
     assert wiring.markdown_table(config) in text
 
@@ -66,7 +67,7 @@ def test_the_readmes_led_figures_are_the_drawings():
 
 def test_the_wiring_diagram_is_drawn_from_the_code():
     committed = (HARDWARE / "wiring.svg").read_text(encoding="utf-8")
-    assert wiring.render() == committed, "wiring.svg is out of date: python -m hardware.wiring"
+    assert wiring.render() == committed, "wiring.svg is out of date: python -m hardware.draw_wiring"
 
 
 def test_the_wiring_diagram_shows_every_pin_and_every_cards_led():
@@ -83,7 +84,7 @@ def test_the_wiring_diagram_shows_every_pin_and_every_cards_led():
         assert any(text.startswith(role.signal) for text in texts), role.signal
 
 
-@pytest.mark.parametrize("how", [["-m", "hardware.wiring"], ["hardware/wiring.py"]])
+@pytest.mark.parametrize("how", [["-m", "hardware.draw_wiring"], ["hardware/draw_wiring.py"]])
 def test_the_wiring_script_runs_as_a_module_and_as_a_file(tmp_path, how):
     out = tmp_path / "wiring.svg"
     subprocess.run([sys.executable, *how, "--out", str(out)], cwd=ROOT, check=True)

@@ -13,10 +13,10 @@ import tracemalloc
 
 import pytest
 
-from faro_pi.cards import DECK, parse_card
-from faro_pi.events import CardDrawn, Lock, event_from_json
 from faro_pi.exc import FaroError, JournalError
-from faro_pi.journal import Entry, Journal
+from faro_pi.game.cards import DECK, parse_card
+from faro_pi.game.events import CardDrawn, Lock, event_from_json
+from faro_pi.service.journal import Entry, Journal
 from tests.benchmarks.figures import report
 
 FRAME0 = 1000
@@ -31,7 +31,7 @@ def expected(n: int) -> tuple[dict, str | None]:
 
 WRITER = f"""  # appends the events of expected(n)
 import sys
-from faro_pi.journal import Journal
+from faro_pi.service.journal import Journal
 
 with Journal.open(sys.argv[1]) as journal:
     n = journal.count()

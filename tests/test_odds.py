@@ -3,10 +3,10 @@
 from fractions import Fraction
 from itertools import permutations
 
-from faro_pi.cards import parse_card
-from faro_pi.events import CardDrawn
-from faro_pi.odds import last_three, next_pair
-from faro_pi.rules import Table
+from faro_pi.game.cards import parse_card
+from faro_pi.game.events import CardDrawn
+from faro_pi.game.odds import last_three, next_pair
+from faro_pi.game.rules import Table
 from tests.test_rules import deal, rest_of_pack
 
 

@@ -25,8 +25,8 @@ import httpx
 import pytest
 from playwright.async_api import async_playwright, expect
 
-from faro_pi.cards import RANKS
-from faro_pi.odds import last_three, next_pair
+from faro_pi.game.cards import RANKS
+from faro_pi.game.odds import last_three, next_pair
 from tests.conftest import running_table
 from tests.test_console import console_config, console_of, pack_ending_with, validator
 

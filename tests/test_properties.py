@@ -6,9 +6,10 @@ import random
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from faro_pi.cards import DECK, RANKS
-from faro_pi.demo import play
-from faro_pi.events import (
+from faro_pi.exc import Refused
+from faro_pi.game.cards import DECK, RANKS
+from faro_pi.game.demo import play
+from faro_pi.game.events import (
     CLEAR,
     LOCK,
     SHUFFLE,
@@ -22,9 +23,8 @@ from faro_pi.events import (
     event_from_json,
     event_to_json,
 )
-from faro_pi.exc import Refused
-from faro_pi.replay import replay_lines
-from faro_pi.rules import Table
+from faro_pi.game.replay import replay_lines
+from faro_pi.game.rules import Table
 from tests.test_rules import snapshot
 
 PLAYERS = ("Ann", "Bob", "Cy", "Stranger")

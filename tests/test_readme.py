@@ -2,7 +2,7 @@
 
 from pathlib import Path
 
-from faro_pi.config import reference_markdown
+from faro_pi.service.config import reference_markdown
 
 README = Path(__file__).parent.parent / "README.md"
 

@@ -7,8 +7,8 @@ import sys
 import pytest
 
 from faro_pi.cli import main
-from faro_pi.events import event_from_json
 from faro_pi.exc import Refused
+from faro_pi.game.events import event_from_json
 
 WORKED_EXAMPLE = """\
 {"type":"session","seats":["Ann","Bob","Cy"],"banker":"Cy"}
@@ -81,7 +81,7 @@ def test_each_file_is_replayed_on_its_own_table(tmp_path, capsys):
 
 
 def test_a_card_after_the_52nd_is_refused(tmp_path, capsys):
-    from faro_pi.cards import DECK
+    from faro_pi.game.cards import DECK
 
     lines = [json.dumps({"type": "card", "card": c.code}) for c in DECK]
     lines.append('{"type":"card","card":"KD"}')

@@ -2,11 +2,11 @@
 
 import pytest
 
-from faro_pi.cards import DECK, parse_card
-from faro_pi.events import LOCK, SHUFFLE, Bet, Call, CardDrawn, Clear, Remove, Session, Void
-from faro_pi.events import Alarm as AlarmEvent
 from faro_pi.exc import Refused
-from faro_pi.rules import Table
+from faro_pi.game.cards import DECK, parse_card
+from faro_pi.game.events import LOCK, SHUFFLE, Bet, Call, CardDrawn, Clear, Remove, Session, Void
+from faro_pi.game.events import Alarm as AlarmEvent
+from faro_pi.game.rules import Table
 
 
 def card(code):
@@ -25,7 +25,7 @@ def deal(table, *codes):
 
 
 def bet(table, player, rank, weight=2, copper=False):
-    from faro_pi.cards import parse_rank
+    from faro_pi.game.cards import parse_rank
 
     table.apply(Bet(player, parse_rank(rank), weight, copper))
 

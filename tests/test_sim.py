@@ -11,18 +11,18 @@ import time
 
 from PIL import Image, ImageChops
 
-from faro_pi import scenario
-from faro_pi.events import CardDrawn, event_from_json
 from faro_pi.exc import Refused
-from faro_pi.replay import replay_lines
-from faro_pi.rules import Table
-from faro_pi.sim import simulate
+from faro_pi.game.events import CardDrawn, event_from_json
+from faro_pi.game.replay import replay_lines
+from faro_pi.game.rules import Table
+from faro_pi.sim import scenario
+from faro_pi.sim.run import simulate
 
 
 def grid_of(table: Table) -> list[str]:
     """The case keeper a person expects: a card's light is on while it is in the shoe."""
     seen = table.pack.seen
-    from faro_pi.cards import DECK, SUITS
+    from faro_pi.game.cards import DECK, SUITS
 
     return [
         "".join("0" if DECK[row * 13 + col] in seen else "1" for col in range(13))
@@ -147,7 +147,7 @@ def test_a_scenario_file_plays_and_a_bad_one_is_named(tmp_path):
 
 
 def test_oled_frames_in_the_terminal_are_quadrant_blocks():
-    from faro_pi.sim_screen import oled_text
+    from faro_pi.sim.screen import oled_text
 
     image = Image.new("1", (4, 2))
     image.putpixel((0, 0), 1)

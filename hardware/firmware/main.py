@@ -26,7 +26,7 @@ Install MicroPython on the Pico (hold BOOTSEL, plug it in, copy the RP2 UF2
 from micropython.org onto the drive that appears), then copy the two files:
 
     pip install mpremote
-    mpremote cp faro_pi/fsp1_reader.py :fsp1_reader.py
+    mpremote cp faro_pi/shoe/fsp1_reader.py :fsp1_reader.py
     mpremote cp hardware/firmware/main.py :main.py
     mpremote reset
 
@@ -42,7 +42,7 @@ import sys
 try:
     from fsp1_reader import Sender
 except ImportError:  # under CPython, from the repository
-    from faro_pi.fsp1_reader import Sender
+    from faro_pi.shoe.fsp1_reader import Sender
 
 VERSION = "1.0"
 HELLO = "faro-reader " + VERSION

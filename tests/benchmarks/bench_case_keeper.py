@@ -12,13 +12,13 @@ import asyncio
 import random
 import time
 
-from faro_pi.cards import DECK
-from faro_pi.case_keeper import CaseKeeper
-from faro_pi.config import LedsConfig
-from faro_pi.events import CardDrawn, Shuffle
-from faro_pi.rules import Table
-from faro_pi.virtual_chain import watched_factory
-from faro_pi.wiring import ALL_LIT
+from faro_pi.devices.case_keeper import CaseKeeper
+from faro_pi.devices.wiring import ALL_LIT
+from faro_pi.game.cards import DECK
+from faro_pi.game.events import CardDrawn, Shuffle
+from faro_pi.game.rules import Table
+from faro_pi.service.config import LedsConfig
+from faro_pi.virtual.chain import watched_factory
 from tests.benchmarks.figures import percentile, report
 
 PACKS = 40

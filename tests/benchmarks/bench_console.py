@@ -17,8 +17,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from faro_pi.cards import DECK
-from faro_pi.fsp1 import CardFrame, Hello
+from faro_pi.game.cards import DECK
+from faro_pi.shoe.fsp1 import CardFrame, Hello
 from tests.benchmarks.bench_daemon import PACE, Child
 from tests.benchmarks.figures import report
 from tests.conftest import write_config

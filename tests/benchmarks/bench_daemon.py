@@ -20,11 +20,11 @@ import time
 import tty
 from pathlib import Path
 
-from faro_pi.cards import DECK
-from faro_pi.demo import play
-from faro_pi.events import event_to_json
-from faro_pi.fsp1 import CardFrame, FrameParser, Hello
-from faro_pi.journal import Journal
+from faro_pi.game.cards import DECK
+from faro_pi.game.demo import play
+from faro_pi.game.events import event_to_json
+from faro_pi.service.journal import Journal
+from faro_pi.shoe.fsp1 import CardFrame, FrameParser, Hello
 from tests.benchmarks.figures import percentile, report
 from tests.conftest import write_config
 

@@ -13,11 +13,11 @@ import random
 import statistics
 import time
 
-from faro_pi.cards import parse_card
-from faro_pi.demo import play
-from faro_pi.events import Bet, CardDrawn, Session, event_to_json
-from faro_pi.replay import replay_lines
-from faro_pi.rules import Table
+from faro_pi.game.cards import parse_card
+from faro_pi.game.demo import play
+from faro_pi.game.events import Bet, CardDrawn, Session, event_to_json
+from faro_pi.game.replay import replay_lines
+from faro_pi.game.rules import Table
 from tests.benchmarks.figures import report
 
 SEATS = tuple(f"P{i}" for i in range(10))

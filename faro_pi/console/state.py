@@ -1,0 +1,160 @@
+"""The table as JSON: what the lookout's console shows and ``faro-pi status`` prints.
+
+Pure functions of a :class:`~faro_pi.game.rules.Table` (or of a run of events), so
+the console, the command line and the tests all read the table the same way.
+Cards are codes (``"KD"``, ``"10H"``), ranks are names (``"A"`` .. ``"K"``);
+anything whose order matters is a list, since a browser reorders the keys of
+an object that look like numbers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from faro_pi.exc import Refused
+from faro_pi.game.cards import RANKS, rank_name
+from faro_pi.game.events import Event
+from faro_pi.game.rules import PACK_SIZE, PROFILE, Pair, Settlement, Table
+
+
+def entries(table: Table) -> str:
+    """``open``, ``locked`` (the banker's signal) or ``closed`` (a loser is out; the pack ends)."""
+    if table.entries_open:
+        return "open"
+    return "locked" if table.locked else "closed"
+
+
+def state(table: Table, version: int) -> dict[str, Any]:
+    """Everything the table shows now; ``version`` rises with every change."""
+    pack = table.pack
+    n = len(pack.exposed)
+    current = None
+    if n >= 2 and n % 2 == 0 and n < PACK_SIZE:
+        current = {"turn": n // 2, "loser": pack.exposed[-1].code}
+    return {
+        "version": version,
+        "profile": PROFILE,
+        "pack": {
+            "number": pack.number,
+            "exposed": [card.code for card in pack.exposed],
+            "left": pack.left,
+            "turn": pack.turn,
+            "soda": pack.soda.code if pack.soda else None,
+            "hock": pack.hock.code if pack.hock else None,
+            "complete": pack.complete,
+        },
+        "case": [{"rank": name, "count": pack.counts[i + 1]} for i, name in enumerate(RANKS)],
+        "pair": current,
+        "last_pair": pair(table.last_pair) if table.last_pair else None,
+        "entries": entries(table),
+        "predictions": [
+            {"player": p.player, "rank": rank_name(p.rank), "weight": p.weight, "copper": p.copper}
+            for p in table.predictions
+        ],
+        "calls": [_call(c.player, c.weight, c.order, c.colours) for c in table.calls],
+        "call_results": [settlement(s) for s in table.call_results],
+        "seats": list(table.seats),
+        "banker": table.banker,
+        "balances": dict(table.balances),
+        "leaders": table.leaders,
+        "alarms": [
+            {"kind": a.kind, "text": a.text, "card": a.card.code if a.card else None}
+            for a in table.alarms
+        ],
+    }
+
+
+def pair(p: Pair) -> dict[str, Any]:
+    return {
+        "pack": p.pack,
+        "turn": p.turn,
+        "loser": p.loser.code,
+        "winner": p.winner.code,
+        "split": p.split,
+        "settlements": [settlement(s) for s in p.settlements],
+        "banker": p.banker_delta,
+    }
+
+
+def settlement(s: Settlement) -> dict[str, Any]:
+    return {
+        "player": s.player,
+        "delta": s.delta,
+        "outcome": s.outcome,
+        "rank": rank_name(s.rank) if s.rank is not None else None,
+        "copper": s.copper,
+        "weight": s.weight,
+    }
+
+
+def _call(player: str, weight: int, order, colours) -> dict[str, Any]:
+    call: dict[str, Any] = {"player": player, "weight": weight}
+    if order is not None:
+        call["order"] = [rank_name(r) for r in order]
+    else:
+        call["colours"] = list(colours)
+    return call
+
+
+def history(events: Iterable[Event]) -> dict[str, Any]:
+    """Every pair of the session and each pack's banker and calls, from the events that made them.
+
+    The table keeps every pair but only the last hock's calls, so the calls
+    are gathered by playing the events again (as a restart does).
+    """
+    table = Table()
+    packs: dict[int, tuple[str | None, tuple[Settlement, ...]]] = {}
+    for event in events:
+        try:
+            table.apply(event)
+        except Refused:
+            continue
+        packs[table.pack.number] = (table.banker, table.call_results)
+    return {
+        "pairs": [pair(p) for p in table.pairs],
+        "packs": [
+            {"number": number, "banker": banker, "calls": [settlement(s) for s in results]}
+            for number, (banker, results) in sorted(packs.items())
+        ],
+        "balances": dict(table.balances),
+    }
+
+
+def describe(state: dict[str, Any]) -> list[str]:
+    """The state as a few lines for people (``faro-pi status``)."""
+    pack = state["pack"]
+    out = len(pack["exposed"])
+    lines = [
+        f"pack {pack['number']}: {out} card{'' if out == 1 else 's'} out, {pack['left']} left, "
+        f"turn {pack['turn']}; entries {state['entries']}"
+    ]
+    if pack["exposed"]:
+        lines.append("exposed: " + " ".join(pack["exposed"]))
+    lines.append("case: " + " ".join(f"{c['rank']}:{c['count']}" for c in state["case"]))
+    last = state["last_pair"]
+    if last:
+        moves = ", ".join(f"{s['player']} {s['delta']:+d}" for s in last["settlements"])
+        lines.append(
+            f"last pair: turn {last['turn']} {last['loser']} loses, {last['winner']} wins"
+            + (" (split)" if last["split"] else "")
+            + (f"; {moves}; bank {last['banker']:+d}" if moves else "")
+        )
+    if state["seats"]:
+        balances = ", ".join(
+            f"{name}{' (banker)' if name == state['banker'] else ''} {state['balances'][name]:+d}"
+            for name in state["seats"]
+        )
+        lines.append(f"balances: {balances}; leaders: {', '.join(state['leaders'])}")
+    else:
+        lines.append("no session: nobody is seated")
+    for p in state["predictions"]:
+        lines.append(
+            f"on {p['rank']}: {p['player']} {p['weight']}" + (" coppered" if p["copper"] else "")
+        )
+    for c in state["calls"]:
+        named = " ".join(c.get("order") or c.get("colours"))
+        lines.append(f"call: {c['player']} {named} for {c['weight']}")
+    for a in state["alarms"]:
+        lines.append(f"alarm ({a['kind']}): {a['text']}")
+    return lines

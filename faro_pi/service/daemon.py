@@ -1,0 +1,371 @@
+"""The table daemon: one asyncio loop owns the table; everything else hands it events.
+
+Every change follows one path, :meth:`Daemon.submit`: the rules engine
+applies the event (or refuses it, changing nothing), the journal commits it,
+then the watchers (outputs, console) are told. Input threads and callbacks
+never touch the table; they call ``loop.call_soon_threadsafe``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import random
+import signal
+from collections.abc import Callable, Mapping
+
+from faro_pi.exc import FaroError, JournalError, Refused
+from faro_pi.game.cards import SUIT_SYMBOLS, rank_name
+from faro_pi.game.events import (
+    LOCK,
+    SHUFFLE,
+    Alarm,
+    CardDrawn,
+    Clear,
+    Event,
+    Session,
+    Void,
+    event_from_json,
+    event_to_json,
+)
+from faro_pi.game.rules import PACK_SIZE, Table
+from faro_pi.service.config import Config
+from faro_pi.service.journal import Journal
+from faro_pi.service.systemd import Notifier
+
+log = logging.getLogger("faro_pi")
+
+QUIET = 1.0
+"""Seconds without an event before the journal's log is folded back (off the card's path)."""
+
+Watcher = Callable[[Table, Event], None]
+"""Told of every applied event, on the loop, after it is journaled; must return quickly."""
+
+
+def restore(journal: Journal) -> Table:
+    """The table the journal leads to: its applied events replayed in order."""
+    table = Table()
+    for entry in journal.rows():
+        if entry.refused is not None:
+            continue  # a reading the rules refused, kept for the record only
+        try:
+            table.apply(event_from_json(entry.event))
+        except Refused as exc:
+            raise JournalError(
+                f"{journal.path}: event {entry.id} no longer applies ({exc}); "
+                "the journal was changed outside faro-pi"
+            ) from exc
+    return table
+
+
+def describe_card(table: Table) -> str:
+    """One log line for the card just exposed: its place in the pack and what it settled."""
+    pack = table.pack
+    n, card = len(pack.exposed), pack.exposed[-1]
+    name = f"{rank_name(card.rank)}{SUIT_SYMBOLS[card.suit]}"
+    if n == 1:
+        return f"card 1: {name} soda (pack {pack.number})"
+    if n == PACK_SIZE:
+        calls = ", ".join(f"{s.player} {s.delta:+d}" for s in table.call_results)
+        return f"card 52: {name} hock" + (f"; calls {calls}" if calls else "")
+    if n % 2 == 0:
+        return f"card {n}: {name} loser of turn {n // 2}"
+    pair = table.last_pair
+    moves = ", ".join(f"{s.player} {s.delta:+d}" for s in pair.settlements)
+    split = " (split)" if pair.split else ""
+    return f"card {n}: {name} winner of turn {pair.turn}{split}" + (
+        f"; {moves}; bank {pair.banker_delta:+d}" if moves else ""
+    )
+
+
+class Daemon:
+    """The one owner of the table state, its journal and its watchers."""
+
+    def __init__(self, config: Config, journal: Journal, table: Table | None = None):
+        self.config = config
+        self.journal = journal
+        self.table = table if table is not None else restore(journal)
+        self.watchers: list[Watcher] = []
+        self.stopped = asyncio.Event()
+        self.failure: BaseException | None = None
+        self.pin_factory = None
+        """The gpiozero pin factory the buttons (and outputs) use."""
+        self._quiet: asyncio.TimerHandle | None = None
+        self.outputs: list = []
+        """The case keeper and the display, in the order they are told of changes."""
+        self.press_heard = asyncio.Event()
+        """Set each time a button press reaches the table (the simulator waits on it)."""
+        self.draw: Callable[[tuple[str, ...]], str] = random.SystemRandom().choice
+        """Draws the first banker when a session names none (the shell's only randomness)."""
+
+    # -- the one path of change -------------------------------------------------
+
+    def submit(
+        self,
+        event: Event,
+        *,
+        link_seq: int | None = None,
+        reading: bool = False,
+        durable: Callable[[], None] | None = None,
+    ) -> Refused | None:
+        """Apply, journal, publish. Returns the refusal, or None once the event is durable.
+
+        A ``reading`` from the shoe that the rules refuse is still journaled
+        (as refused, so the reader can be acknowledged) and raises an alarm.
+        ``durable`` is called as soon as the commit returns, before anything
+        is logged or published: the reader's acknowledgement goes out there.
+        """
+        try:
+            self.table.apply(event)
+        except Refused as exc:
+            if reading:
+                self._journal(event, refused=str(exc), link_seq=link_seq)
+            elif link_seq is not None:
+                self.set_link_seq(link_seq)
+            if durable is not None:
+                durable()
+            log.warning("refused %s: %s", _short(event), exc)
+            if reading:
+                card = event.card if isinstance(event, CardDrawn) else None
+                self.submit(Alarm("refused", exc.message, card))
+            return exc
+        self._journal(event, link_seq=link_seq)
+        if durable is not None:
+            durable()
+        if isinstance(event, CardDrawn):
+            log.info(describe_card(self.table))
+            if self.has_alarm("noread"):
+                self.submit(Clear("noread"))
+        elif isinstance(event, Void):
+            log.info(
+                "void: the last card is taken back (%d entries dropped)", len(self.table.dropped)
+            )
+        else:
+            log.info("%s", _short(event))
+        for watcher in list(self.watchers):
+            try:
+                watcher(self.table, event)
+            except Exception:  # an output's fault must not stop the table
+                log.exception("a watcher failed on %s", _short(event))
+        return None
+
+    def _journal(self, event: Event, refused: str | None = None, link_seq=None) -> None:
+        try:
+            self.journal.append(event_to_json(event), refused=refused, link_seq=link_seq)
+        except JournalError as exc:
+            # The table in memory is now ahead of the disk: stop, and let the
+            # restart rebuild it from what was really committed.
+            self.fail(exc)
+            raise
+        self._when_quiet()
+
+    def _when_quiet(self) -> None:
+        """Folds the journal's log back once the table has been still for a moment."""
+        if self._quiet is not None:
+            self._quiet.cancel()
+        self._quiet = asyncio.get_running_loop().call_later(QUIET, self._checkpoint)
+
+    def quieten(self) -> None:
+        """Cancels the pending checkpoint; the journal's close folds the log back anyway."""
+        if self._quiet is not None:
+            self._quiet.cancel()
+            self._quiet = None
+
+    async def settled(self) -> None:
+        """Waits until every output has shown the latest state (the display draws in a thread)."""
+        for output in self.outputs:
+            settled = getattr(output, "settled", None)
+            if settled is not None:
+                await settled()
+
+    def _checkpoint(self) -> None:
+        self._quiet = None
+        try:
+            self.journal.checkpoint()
+        except JournalError as exc:
+            log.warning("%s", exc)
+
+    def set_link_seq(self, seq: int) -> None:
+        try:
+            self.journal.set_link_seq(seq)
+        except JournalError as exc:
+            self.fail(exc)
+            raise
+
+    def has_alarm(self, kind: str) -> bool:
+        return any(a.kind == kind for a in self.table.alarms)
+
+    def fail(self, exc: BaseException) -> None:
+        log.error("%s", exc)
+        self.failure = exc
+        self.stopped.set()
+
+    # -- the lookout's entries ----------------------------------------------------
+
+    def enter(self, obj: object) -> Event:
+        """An entry from the lookout (the console, the simulator): a JSON object.
+
+        It goes down the same path as the shoe's events. Returns the event as
+        journaled; raises :class:`Refused` for a malformed or illegal one, and
+        then nothing has changed. A card entered here is marked as entered by
+        hand; a session without a banker gets one drawn at random.
+        """
+        event = event_from_json(obj)
+        if isinstance(event, Alarm):
+            raise Refused("alarm", "alarms are raised by the shoe, not entered")
+        if isinstance(event, CardDrawn):
+            event = CardDrawn(event.card, "hand")
+        elif isinstance(event, Session) and event.banker is None and event.seats:
+            event = Session(event.seats, self.draw(event.seats))
+        refusal = self.submit(event)
+        if refusal is not None:
+            raise refusal
+        return event
+
+    # -- the shoe's buttons -----------------------------------------------------
+
+    def pressed(self, what: str) -> None:
+        """A button, already debounced: called on the loop."""
+        try:
+            self._pressed(what)
+        finally:
+            self.press_heard.set()
+
+    def _pressed(self, what: str) -> None:
+        table = self.table
+        if what == "signal":
+            self.submit(LOCK)
+        elif what == "new_pack":
+            self.submit(SHUFFLE)
+        elif what == "void":
+            last = table.pack.exposed[-1] if table.pack.exposed else None
+            self.submit(Void(last))
+        elif what == "undo":
+            if table.alarms:
+                self.submit(Clear())
+            else:
+                log.info(
+                    "undo: hold it for %.1f s to void the last card", self.config.buttons.undo_hold
+                )
+
+    def status(self) -> str:
+        table = self.table
+        pack = table.pack
+        out = len(pack.exposed)
+        text = f"pack {pack.number}, {out} card{'' if out == 1 else 's'} out, turn {pack.turn}"
+        if table.alarms:
+            text += f"; alarm: {table.alarms[-1].text}"
+        return text
+
+
+def _short(event: Event) -> str:
+    obj = event_to_json(event)
+    kind = obj.pop("type")
+    return kind + (" " + " ".join(f"{k}={v}" for k, v in obj.items()) if obj else "")
+
+
+async def serve(
+    config: Config,
+    *,
+    environ: Mapping[str, str] = os.environ,
+    factory=None,
+    display_bus=None,
+    started: Callable[[Daemon], None] | None = None,
+) -> int:
+    """Runs the table until SIGTERM/SIGINT (or ``daemon.stopped``); returns the exit status.
+
+    ``factory`` overrides the configured gpiozero pin factory and
+    ``display_bus`` the OLED's I²C bus: the simulator and the tests hand in
+    mock pins and a fake bus, and everything else is the daemon as it runs at
+    the table. ``started`` is called once the daemon is ready.
+    """
+    from faro_pi.devices.buttons import ShoeButtons, pin_factory
+    from faro_pi.shoe.link import Fsp1Shoe, PlainShoe, ReaderPort
+
+    loop = asyncio.get_running_loop()
+    notifier = Notifier(environ)
+    async with contextlib.AsyncExitStack() as closing:
+        closing.callback(notifier.close)
+        journal = Journal.open(config.journal.path)
+        closing.callback(journal.close)
+        daemon = Daemon(config, journal)
+        closing.callback(daemon.quieten)
+        log.info("journal %s: %d events, %s", journal.path, journal.count(), daemon.status())
+        if config.reader.protocol == "fsp1":
+            shoe = Fsp1Shoe(daemon, journal.link_seq, config.reader.heartbeat_timeout)
+        else:
+            shoe = PlainShoe(daemon)
+        port = ReaderPort(config.reader.port, config.reader.baud, shoe.received)
+        shoe.attach(port)
+        closing.callback(shoe.close)
+        if factory is None:
+            factory = pin_factory(config.gpio.pin_factory)
+        daemon.pin_factory = factory
+        buttons = ShoeButtons(
+            config.buttons,
+            lambda what: loop.call_soon_threadsafe(daemon.pressed, what),
+            factory,
+        )
+        closing.callback(buttons.close)
+        for output in _outputs(config, factory, display_bus):
+            closing.callback(output.close)
+            daemon.outputs.append(output)
+            daemon.watchers.append(output.show)
+            output.show(daemon.table, None)
+        if config.console.enabled:
+            from faro_pi.console.server import open_console
+
+            console = await open_console(daemon, config)
+            if console is not None:
+                closing.push_async_callback(console.close)
+                daemon.watchers.append(console.changed)
+        port.start()
+        closing.push_async_callback(port.close)
+        for signum in (signal.SIGTERM, signal.SIGINT):
+            loop.add_signal_handler(signum, daemon.stopped.set)
+            closing.callback(loop.remove_signal_handler, signum)
+        if notifier.watchdog_interval:
+            watchdog = loop.create_task(_watchdog(notifier), name="watchdog")
+            closing.callback(watchdog.cancel)
+        status = daemon.status()
+        notifier.ready(status)
+        if notifier.enabled:  # outside systemd, no status line to build on every event
+            daemon.watchers.append(lambda table, event: notifier.status(daemon.status()))
+        log.info("ready: %s", status)
+        if started is not None:
+            started(daemon)
+        await daemon.stopped.wait()
+        notifier.stopping()
+        log.info("stopping")
+    return 1 if daemon.failure else 0
+
+
+def _outputs(config: Config, factory, display_bus) -> list:
+    """The table's outputs that the configuration asks for; each is a watcher with close()."""
+    outputs = []
+    if config.leds.driver == "74hc595":
+        from faro_pi.devices.case_keeper import CaseKeeper
+
+        outputs.append(CaseKeeper(config.leds, factory))
+    if config.display.driver != "none":
+        from faro_pi.devices.oled.display import TableDisplay
+
+        outputs.append(TableDisplay(config.display, bus=display_bus))
+    return outputs
+
+
+async def _watchdog(notifier: Notifier) -> None:
+    """Pings from the loop itself, so a stuck loop stops the pings and systemd restarts it."""
+    while True:
+        notifier.watchdog()
+        await asyncio.sleep(notifier.watchdog_interval)
+
+
+def run(config: Config) -> int:
+    try:
+        return asyncio.run(serve(config))
+    except (FaroError, OSError) as exc:
+        log.error("%s", exc)
+        return 1

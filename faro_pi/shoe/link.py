@@ -1,0 +1,262 @@
+"""The dealing shoe's card reader on its serial port.
+
+Two parts, as in pySerial's threaded protocols: :class:`ReaderPort` keeps the
+port open and moves bytes (it reads from the event loop without a thread or a
+poll, and reopens the port after a pulled cable), and a protocol object
+(:class:`Fsp1Shoe` or :class:`PlainShoe`) turns bytes into table events.
+Framing itself lives in :mod:`faro_pi.shoe.fsp1`, so every part can be fed by hand.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Callable
+from typing import Protocol
+
+from faro_pi.game.events import Alarm, CardDrawn, Clear
+from faro_pi.shoe.fsp1 import (
+    Action,
+    CardFrame,
+    FrameParser,
+    Heartbeat,
+    Hello,
+    NoRead,
+    PlainParser,
+    Receiver,
+    ack,
+)
+
+log = logging.getLogger("faro_pi.shoe.link")
+
+BACKOFF_FIRST, BACKOFF_MAX = 0.1, 2.0
+
+
+class Table(Protocol):
+    """What the shoe needs of the daemon: submit an event, journal the link alone."""
+
+    def submit(self, event, *, link_seq=None, reading=False, durable=None): ...
+
+    def set_link_seq(self, seq: int) -> None: ...
+
+    def has_alarm(self, kind: str) -> bool: ...
+
+
+class ReaderPort:
+    """Opens the serial port, reads it from the loop, and reopens it when it goes.
+
+    ``received(data)`` is called on the loop with every chunk read;
+    ``opened()`` each time the port (re)opens.
+    """
+
+    def __init__(
+        self,
+        url: str,
+        baud: int,
+        received: Callable[[bytes], None],
+        opened: Callable[[], None] = lambda: None,
+    ):
+        self.url, self.baud = url, baud
+        self._received, self._opened = received, opened
+        self._serial = None
+        self._task: asyncio.Task | None = None
+        self._gone = asyncio.Event()
+        self._closing = False
+
+    def start(self) -> None:
+        self._task = asyncio.get_running_loop().create_task(self._keep_open(), name="reader")
+
+    async def _keep_open(self) -> None:
+        import serial
+
+        delay, complained = BACKOFF_FIRST, False
+        loop = asyncio.get_running_loop()
+        while not self._closing:
+            try:
+                port = serial.serial_for_url(self.url, baudrate=self.baud, timeout=0)
+                fd = port.fileno()
+            except (serial.SerialException, OSError, ValueError) as exc:
+                if not complained:
+                    log.warning("reader: cannot open %s: %s; retrying", self.url, exc)
+                    complained = True
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, BACKOFF_MAX)
+                continue
+            self._serial, complained = port, False
+            delay = BACKOFF_FIRST
+            log.info("reader: %s open at %d baud", self.url, self.baud)
+            self._gone.clear()
+            loop.add_reader(fd, self._readable)
+            self._opened()
+            await self._gone.wait()
+            loop.remove_reader(fd)
+            with contextlib.suppress(serial.SerialException, OSError):
+                port.close()
+            self._serial = None
+
+    def _readable(self) -> None:
+        import serial
+
+        try:
+            data = self._serial.read(4096)
+            if not data:
+                raise serial.SerialException("port closed (end of file)")
+        except (serial.SerialException, OSError) as exc:
+            self._lost(exc)
+            return
+        self._received(data)
+
+    def write(self, data: bytes) -> None:
+        import serial
+
+        if self._serial is None:
+            return  # the reader repeats the frame; it will be acknowledged then
+        try:
+            self._serial.write(data)
+        except (serial.SerialException, OSError) as exc:
+            self._lost(exc)
+
+    def _lost(self, exc: BaseException) -> None:
+        if not self._gone.is_set():
+            log.warning("reader: %s went away: %s; reopening", self.url, exc)
+            self._gone.set()
+
+    async def close(self) -> None:
+        self._closing = True
+        self._gone.set()
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+        if self._serial is not None:
+            asyncio.get_running_loop().remove_reader(self._serial.fileno())
+            self._serial.close()
+            self._serial = None
+
+
+class Fsp1Shoe:
+    """The fsp1 protocol: frames with CRCs, stop-and-wait, acknowledged after the journal.
+
+    Each new frame is journaled with its sequence number in the same
+    transaction, then acknowledged, so a restart neither loses nor repeats a
+    card. Silence longer than ``lost_after`` seconds raises a ``lost`` alarm.
+    """
+
+    def __init__(self, table: Table, last_seq: int | None, lost_after: float):
+        self.table = table
+        self.parser = FrameParser()
+        self.receiver = Receiver(last_seq)
+        self.port: ReaderPort | None = None
+        self.lost_after = lost_after
+        self._silence: asyncio.TimerHandle | None = None
+        self.heard = False
+
+    def attach(self, port: ReaderPort) -> None:
+        self.port = port
+        self._listen()
+
+    def _listen(self) -> None:
+        if self._silence is not None:
+            self._silence.cancel()
+        loop = asyncio.get_running_loop()
+        self._silence = loop.call_later(self.lost_after, self._silent)
+
+    def _silent(self) -> None:
+        self._silence = None
+        log.warning("reader: silent for %.1f s: reader lost", self.lost_after)
+        self.heard = False
+        if not self.table.has_alarm("lost"):
+            self.table.submit(Alarm("lost", "the card reader is silent: check its cable and power"))
+
+    def received(self, data: bytes) -> None:
+        self._listen()
+        if not self.heard:
+            self.heard = True
+            if self.table.has_alarm("lost"):
+                log.info("reader: heard again")
+                self.table.submit(Clear("lost"))
+        for frame in self.parser.feed(data):
+            log.debug("reader: %s", frame)
+            if isinstance(frame, Heartbeat):
+                continue
+            if isinstance(frame, CardFrame | NoRead | Hello):
+                self._frame(frame)
+
+    def _frame(self, frame: CardFrame | NoRead | Hello) -> None:
+        def acknowledge() -> None:
+            self.receiver.committed(frame)
+            self.port.write(ack(frame.seq))
+
+        decision = self.receiver.decide(frame)
+        action = decision.action
+        if action is Action.REPEAT:
+            log.debug("reader: frame %d repeated; acknowledged again", frame.seq)
+            acknowledge()
+        elif action is Action.STALE:
+            acknowledge()
+            log.warning(
+                "reader: frame %d is behind the journal (last %s); not applied",
+                frame.seq,
+                self.receiver.last,
+            )
+            if not self.table.has_alarm("gap"):
+                self.table.submit(
+                    Alarm(
+                        "gap",
+                        f"the reader's frame {frame.seq} is behind the journal: "
+                        "restart the reader so that it says hello",
+                    )
+                )
+        elif action is Action.HELLO:
+            self.table.set_link_seq(0)
+            acknowledge()
+            log.info("reader: hello %r", frame.text)
+        else:
+            if decision.missed:
+                log.warning("reader: %d frame(s) missing before %d", decision.missed, frame.seq)
+                self.table.submit(
+                    Alarm(
+                        "gap",
+                        f"{decision.missed} reading(s) never arrived: check the cards "
+                        "against the case keeper",
+                    )
+                )
+            if isinstance(frame, CardFrame):
+                self.table.submit(
+                    CardDrawn(frame.card, "reader"),
+                    link_seq=frame.seq,
+                    reading=True,
+                    durable=acknowledge,
+                )
+            else:
+                self.table.submit(
+                    Alarm("noread", "a card passed unread: re-feed it or enter it by hand"),
+                    link_seq=frame.seq,
+                    durable=acknowledge,
+                )
+
+    def close(self) -> None:
+        if self._silence is not None:
+            self._silence.cancel()
+            self._silence = None
+
+
+class PlainShoe:
+    """A barcode scanner in serial mode: a card code a line, no acknowledgements."""
+
+    def __init__(self, table: Table):
+        self.table = table
+        self.parser = PlainParser()
+        self.port: ReaderPort | None = None
+
+    def attach(self, port: ReaderPort) -> None:
+        self.port = port
+
+    def received(self, data: bytes) -> None:
+        now = asyncio.get_running_loop().time()
+        for card in self.parser.feed(data, now):
+            self.table.submit(CardDrawn(card, "scanner"), reading=True)
+
+    def close(self) -> None:
+        pass

@@ -1,0 +1,246 @@
+"""``faro-pi sim``: the real daemon on simulated hardware.
+
+Only the hardware is simulated: a virtual card reader speaking fsp1 on a
+pseudo-terminal, gpiozero's mock pins for the buttons and the case keeper's
+shift registers, and a fake I²C bus under the real luma.oled device. What the
+simulator records comes from that hardware (the decoded pins, the decoded
+I²C bytes), never from the daemon's insides.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import logging
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from faro_pi.exc import FaroError, Refused
+from faro_pi.game.events import CardDrawn
+from faro_pi.service.config import load_config
+from faro_pi.sim import scenario as scenarios
+from faro_pi.virtual.reader import VirtualReader
+
+log = logging.getLogger("faro_pi.sim.run")
+
+DEAL_PACE = 0.8
+"""Seconds between two cards at ``--speed 1``: a calm dealer."""
+ENTRY_PACE = 0.15
+"""Seconds between two entries at ``--speed 1``."""
+
+SIM_CONFIG = """\
+# Written by faro-pi sim: the table on simulated hardware.
+[reader]
+port = "{port}"
+protocol = "fsp1"
+
+[journal]
+path = "journal.sqlite3"
+
+[gpio]
+pin_factory = "mock"
+
+[buttons]
+undo_hold = 0.5
+
+[leds]
+driver = "74hc595"
+
+[display]
+driver = "ssd1306"
+
+[console]
+enabled = false
+"""
+
+OUTPUTS = ("journal.sqlite3", "table.jsonl", "oled.gif", "summary.json", "config.toml")
+
+
+@dataclass
+class Record:
+    """What the simulated hardware showed, card by card."""
+
+    cards: list[dict] = field(default_factory=list)
+    refused: list[tuple[int, str]] = field(default_factory=list)
+
+
+class SimulatedTable:
+    """The hardware around the daemon, and the scenario's hands on it."""
+
+    def __init__(self, out: Path, speed: float):
+        from faro_pi.virtual.chain import watched_factory
+        from faro_pi.virtual.oled import VirtualOled
+
+        self.out = out
+        self.speed = speed
+        self.factory, self.chain = watched_factory()
+        self.oled = VirtualOled()
+        self.reader = VirtualReader(out / "reader", hello="faro-pi sim")
+        self.record = Record()
+        self.daemon = None
+
+    # -- pacing ---------------------------------------------------------------------
+
+    async def pause(self, seconds: float) -> None:
+        if self.speed > 0 and seconds > 0:
+            await asyncio.sleep(seconds / self.speed)
+
+    # -- the scenario's steps -----------------------------------------------------------
+
+    async def step(self, number: int, obj: dict) -> None:
+        kind = obj["type"]
+        if kind == "card" and obj.get("source", "reader") == "reader":
+            await self.pause(DEAL_PACE)
+            self.reader.card(obj["card"])
+            await self.reader.drained()
+        elif kind == "noread":
+            await self.pause(DEAL_PACE)
+            self.reader.no_read()
+            await self.reader.drained()
+        elif kind == "reader_reset":
+            self.reader.restart()
+            await self.reader.drained()
+        elif kind == "garble":
+            self.reader.garble(int(obj.get("bytes", 40)))
+        elif kind == "unplug":
+            seconds = obj.get("seconds", 1.0)
+            await self.reader.unplug(seconds / self.speed if self.speed else min(seconds, 0.3))
+        elif kind == "wait":
+            await self.pause(obj.get("seconds", 1.0))
+        elif kind == "press":
+            await self.press(obj["button"], obj.get("hold", 0))
+        else:
+            await self.pause(ENTRY_PACE)
+            try:
+                self.daemon.enter(obj)
+            except Refused as exc:
+                self.record.refused.append((number, str(exc)))
+
+    async def press(self, button: str, hold: float) -> None:
+        config = self.daemon.config.buttons
+        pin = self.factory.pin(getattr(config, button))
+        heard = self.daemon.press_heard
+        heard.clear()
+        pin.drive_low()
+        if button == "undo" and hold >= config.undo_hold:
+            await heard.wait()  # the hold voided the card
+            pin.drive_high()
+            heard.clear()
+            return
+        if hold:
+            await asyncio.sleep(hold)
+        pin.drive_high()
+        await heard.wait()
+
+    # -- recording ---------------------------------------------------------------------
+
+    def watch(self, table, event) -> None:
+        if isinstance(event, CardDrawn):
+            self.record.cards.append(
+                {
+                    "pack": table.pack.number,
+                    "n": len(table.pack.exposed),
+                    "card": event.card.code,
+                    "leds": self.chain.grid(),
+                    "oled_frame": self.oled.frames,
+                }
+            )
+
+
+def _prepare(out: Path) -> Path:
+    """A fresh output folder: the simulator's own files from a last run are replaced."""
+    out.mkdir(parents=True, exist_ok=True)
+    for name in (*OUTPUTS, "journal.sqlite3-wal", "journal.sqlite3-shm", "reader"):
+        path = out / name
+        if path.is_symlink() or path.is_file():
+            path.unlink()
+    config = out / "config.toml"
+    config.write_text(SIM_CONFIG.format(port=(out / "reader").absolute()))
+    return config
+
+
+async def simulate(steps: list[dict], out: Path, speed: float = 1.0, screen=None) -> dict:
+    """Plays ``steps`` on the simulated table; returns the summary it also writes."""
+    from faro_pi.service.daemon import serve
+
+    config = load_config(_prepare(out), environ={})
+    table = SimulatedTable(out, speed)
+    table.reader.plug()
+    loop = asyncio.get_running_loop()
+    ready: asyncio.Future = loop.create_future()
+    server = asyncio.create_task(
+        serve(
+            config,
+            environ={},
+            factory=table.factory,
+            display_bus=table.oled,
+            started=ready.set_result,
+        )
+    )
+    done, _ = await asyncio.wait({ready, server}, return_when=asyncio.FIRST_COMPLETED)
+    if server in done:
+        server.result()
+        raise FaroError("the daemon stopped before it was ready")
+    daemon = table.daemon = ready.result()
+    daemon.watchers.append(table.watch)
+    if screen is not None:
+        daemon.watchers.append(lambda t, e: screen.update(t, table))
+
+    async def play() -> None:
+        await table.reader.drained()  # the hello
+        for number, obj in enumerate(steps, start=1):
+            await table.step(number, obj)
+        await daemon.settled()
+
+    player = asyncio.create_task(play())
+    try:
+        # Ctrl-C or SIGTERM stops the daemon; the scenario stops with it.
+        await asyncio.wait({player, server}, return_when=asyncio.FIRST_COMPLETED)
+        if player.done():
+            player.result()
+        else:
+            player.cancel()
+    finally:
+        daemon.stopped.set()
+        status = await server
+        table.reader.close()
+        table.factory.close()
+    summary = {
+        "balances": dict(daemon.table.balances),
+        "leaders": daemon.table.leaders,
+        "packs": daemon.table.pack.number,
+        "cards": len(table.record.cards),
+        "refused_entries": [{"step": n, "message": m} for n, m in table.record.refused],
+        "oled_frames": table.oled.frames,
+        "i2c_bytes": table.oled.bytes_sent,
+        "status": status,
+    }
+    with open(out / "table.jsonl", "w", encoding="utf-8") as lines:
+        for row in table.record.cards:
+            lines.write(json.dumps(row) + "\n")
+    table.oled.save_gif(out / "oled.gif")
+    (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
+    return summary
+
+
+def main(args: argparse.Namespace) -> int:
+    try:
+        if args.scenario:
+            steps = scenarios.load(args.scenario)
+        else:
+            steps = scenarios.demo(args.seed, packs=args.packs, faults=args.faults)
+    except (FaroError, OSError) as exc:
+        print(f"faro-pi sim: {exc}", file=sys.stderr)
+        return 2
+    out = Path(args.out)
+    from faro_pi.sim.screen import screen_for
+
+    with screen_for(sys.stdout, steps) as screen:
+        summary = asyncio.run(simulate(steps, out, args.speed, screen))
+    balances = "  ".join(f"{name} {amount:+d}" for name, amount in summary["balances"].items())
+    print(f"balances: {balances}   leaders: {', '.join(summary['leaders'])}")
+    print(f"wrote {', '.join(str(out / name) for name in OUTPUTS[:4])}")
+    print(f"replay it: faro-pi export --config {out / 'config.toml'} | faro-pi replay -")
+    return summary["status"]

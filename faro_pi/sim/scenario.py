@@ -1,0 +1,131 @@
+"""Simulator scenarios: the table's events, plus what happens to the hardware.
+
+A scenario is JSON lines. Every event of the table's vocabulary may appear
+(cards travel from the virtual reader over the pseudo-terminal; the other
+events go through the lookout's entry point, as the console sends them), and
+so may these, which only the simulator knows:
+
+* ``{"type":"press","button":"signal"}`` (also ``"undo"``, ``"new_pack"``;
+  ``"hold": 2.0`` keeps the button down that many seconds);
+* ``{"type":"noread"}``: a card goes past the reader unread;
+* ``{"type":"reader_reset"}``: the reader restarts and says hello;
+* ``{"type":"unplug","seconds":1.5}``: the reader's cable is pulled for a while;
+* ``{"type":"garble","bytes":40}``: noise on the serial line;
+* ``{"type":"wait","seconds":0.2}``: nothing happens for a while.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Iterable
+from pathlib import Path
+
+from faro_pi.exc import FaroError, Refused
+from faro_pi.game.cards import DECK
+from faro_pi.game.demo import play
+from faro_pi.game.events import CardDrawn, Lock, Shuffle, event_from_json, event_to_json
+
+BUTTONS = ("signal", "undo", "new_pack")
+HARDWARE = ("press", "noread", "reader_reset", "unplug", "garble", "wait")
+
+
+def _number(obj: dict, key: str, default: float, line: int) -> float:
+    value = obj.get(key, default)
+    if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
+        raise FaroError(f"scenario line {line}: {key!r} must be a number of seconds or bytes")
+    return value
+
+
+def check_step(obj: object, line: int) -> dict:
+    """One scenario line, checked for shape; the rules judge it later, at the table."""
+    if not isinstance(obj, dict):
+        raise FaroError(f"scenario line {line}: not a JSON object")
+    kind = obj.get("type")
+    if kind == "press":
+        if obj.get("button") not in BUTTONS:
+            raise FaroError(f"scenario line {line}: a press names a button: {', '.join(BUTTONS)}")
+        _number(obj, "hold", 0, line)
+    elif kind in ("unplug", "wait"):
+        _number(obj, "seconds", 1.0, line)
+    elif kind == "garble":
+        _number(obj, "bytes", 40, line)
+    elif kind not in HARDWARE:
+        try:
+            event_from_json(obj)
+        except Refused as exc:
+            raise FaroError(f"scenario line {line}: {exc}") from None
+    return obj
+
+
+def load(path: str | Path) -> list[dict]:
+    steps = []
+    with open(path, encoding="utf-8") as lines:
+        for number, text in enumerate(lines, start=1):
+            if not text.strip():
+                continue
+            try:
+                obj = json.loads(text)
+            except ValueError as exc:
+                raise FaroError(f"{path}:{number}: not JSON: {exc}") from None
+            steps.append(check_step(obj, number))
+    return steps
+
+
+DEMO_SEATS = ("Ann", "Bob", "Cy", "Dee")
+
+
+def demo(seed: int = 7, packs: int = 1, faults: bool = False) -> list[dict]:
+    """The built-in demo: four seats, ordinary and coppered bets, the banker's
+    lock before each pair, calling the turn at the end, whole packs.
+
+    With ``faults`` the shoe misbehaves along the way: a no-read (the card
+    re-fed), noise, a pulled cable, a misread card voided with the undo
+    button, a duplicate card, a reader restart.
+    """
+    steps: list[dict] = []
+    dealt = 0
+    rng = random.Random(seed)
+    for event in play(rng, DEMO_SEATS, packs=packs):
+        if isinstance(event, Lock):
+            steps.append({"type": "press", "button": "signal"})
+            continue
+        if isinstance(event, Shuffle):
+            steps.append({"type": "press", "button": "new_pack"})
+            continue
+        if isinstance(event, CardDrawn):
+            dealt += 1
+            if faults:
+                steps.extend(_fault(dealt, event, steps))
+        steps.append(event_to_json(event))
+    return steps
+
+
+def _fault(dealt: int, card: CardDrawn, before: Iterable[dict]) -> list[dict]:
+    """The trouble the demo with faults puts in before its ``dealt``-th card."""
+    if dealt == 6:
+        return [{"type": "noread"}]  # the card went past unread; it is re-fed next
+    if dealt == 12:
+        return [{"type": "garble", "bytes": 60}]
+    if dealt == 20:
+        return [{"type": "unplug", "seconds": 1.0}]
+    if dealt == 27:
+        # A misread: the reader reports a wrong card, the lookout holds undo.
+        wrong = next(code for code in _unseen(before) if code != card.card.code)
+        return [
+            {"type": "card", "card": wrong},
+            {"type": "press", "button": "undo", "hold": 0.6},
+        ]
+    if dealt == 33:
+        seen = [s["card"] for s in before if s.get("type") == "card"]
+        return [{"type": "card", "card": seen[-1]}]  # a duplicate: refused, alarm
+    if dealt == 34:
+        return [{"type": "press", "button": "undo"}]  # a short press clears the alarm
+    if dealt == 40:
+        return [{"type": "reader_reset"}]
+    return []
+
+
+def _unseen(before: Iterable[dict]) -> list[str]:
+    seen = {s["card"] for s in before if s.get("type") == "card"}
+    return [c.code for c in DECK if c.code not in seen]
