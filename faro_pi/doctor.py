@@ -376,7 +376,7 @@ def _journal(config: Config) -> Check:
             with Journal.open(path, readonly=True) as journal:
                 events = journal.count()
         except JournalError as exc:
-            if "holds no journal yet" not in str(exc):
+            if exc.reason != "empty":
                 return Check("journal", False, _one_line(str(exc)), "see the message")
             events = 0
         if not os.access(path, os.W_OK) or not os.access(folder, os.W_OK | os.X_OK):

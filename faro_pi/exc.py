@@ -30,4 +30,20 @@ class JournalError(FaroError):
 
     The message is one line naming the journal's path and saying what to do;
     faro-pi never deletes or recreates a journal to get past one of these.
+    ``reason`` is a short stable name of what is wrong, for programs to match:
+
+    - ``"missing"``: no file there (a reader's open);
+    - ``"empty"``: the file holds no journal yet (a reader's open);
+    - ``"not-a-file"``, ``"cannot-open"``: the path is unusable as a file;
+    - ``"not-a-journal"``: another kind of file, or another program's database;
+    - ``"newer-schema"``, ``"unknown-schema"``: a journal this faro-pi doesn't read;
+    - ``"corrupt"``: a damaged file, row or log;
+    - ``"locked"``: another faro-pi is writing it;
+    - ``"no-wal"``, ``"cannot-prepare"``, ``"no-folder"``: the writer can't set it up;
+    - ``"cannot-write"``: an append or a checkpoint failed;
+    - None when the raiser gave no reason.
     """
+
+    def __init__(self, message: str, reason: str | None = None):
+        super().__init__(message)
+        self.reason = reason

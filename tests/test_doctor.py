@@ -210,6 +210,14 @@ def test_an_existing_journal_is_opened_read_only_and_counted(config):
     assert path.read_bytes() == before
 
 
+def test_an_empty_journal_file_is_a_journal_of_no_events(config):
+    path = config.parent / "journal" / "journal.sqlite3"
+    path.parent.mkdir()
+    path.touch()  # what a power cut between creating the file and writing its schema leaves
+    _, lines = check(config)
+    assert lines["journal"] == f"ok    journal: {path}: 0 events, writable"
+
+
 def test_a_damaged_journal_fails(config):
     path = config.parent / "journal" / "journal.sqlite3"
     path.parent.mkdir()

@@ -128,7 +128,7 @@ class Journal:
         path = Path(path)
         size = _size(path)
         if size is None and readonly:
-            raise JournalError(f"{path}: no journal there")
+            raise JournalError(f"{path}: no journal there", "missing")
         if size == 0:
             _check_empty(path, readonly)
         elif size is not None:
@@ -144,14 +144,14 @@ class Journal:
             else:
                 db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
         except sqlite3.Error as exc:
-            raise JournalError(f"{path}: cannot open the journal: {exc}") from exc
+            raise JournalError(f"{path}: cannot open the journal: {exc}", "cannot-open") from exc
         lock = None
         try:
             if not readonly:
                 lock = _only_writer(path)
             fresh = _verify(db, path)
             if fresh and readonly:
-                raise JournalError(f"{path}: holds no journal yet")
+                raise JournalError(f"{path}: holds no journal yet", "empty")
             if not readonly:
                 _prepare(db, path, fresh)
         except BaseException:
@@ -186,7 +186,7 @@ class Journal:
             return self._db.execute(_INSERT, row).lastrowid
         except sqlite3.Error as exc:
             raise JournalError(
-                f"{self.path}: cannot append, the event is not journalled: {exc}"
+                f"{self.path}: cannot append, the event is not journalled: {exc}", "cannot-write"
             ) from exc
 
     def checkpoint(self) -> None:
@@ -201,7 +201,9 @@ class Journal:
         try:
             self._db.execute("PRAGMA wal_checkpoint(PASSIVE)")
         except sqlite3.Error as exc:
-            raise JournalError(f"{self.path}: cannot fold the log back: {exc}") from exc
+            raise JournalError(
+                f"{self.path}: cannot fold the log back: {exc}", "cannot-write"
+            ) from exc
         self._since_checkpoint = 0
 
     def set_link_seq(self, seq: int | None) -> None:
@@ -209,7 +211,9 @@ class Journal:
         try:
             self._db.execute(_SET_LINK, (seq,))
         except sqlite3.Error as exc:
-            raise JournalError(f"{self.path}: cannot record the link's frame: {exc}") from exc
+            raise JournalError(
+                f"{self.path}: cannot record the link's frame: {exc}", "cannot-write"
+            ) from exc
 
     @property
     def link_seq(self) -> int | None:
@@ -281,8 +285,8 @@ class Journal:
             raise _unreadable(self.path, exc) from exc
 
 
-def _broken(path: Path, what: str) -> JournalError:
-    return JournalError(f"{path}: {what}; {_ADVICE}")
+def _broken(path: Path, what: str, reason: str = "corrupt") -> JournalError:
+    return JournalError(f"{path}: {what}; {_ADVICE}", reason)
 
 
 _DAMAGE = (sqlite3.DatabaseError, MemoryError)
@@ -305,9 +309,11 @@ def _size(path: Path) -> int | None:
     except FileNotFoundError:
         return None
     except OSError as exc:
-        raise JournalError(f"{path}: cannot open the journal: {exc.strerror}") from exc
+        raise JournalError(
+            f"{path}: cannot open the journal: {exc.strerror}", "cannot-open"
+        ) from exc
     if not path.is_file():
-        raise JournalError(f"{path}: is not a file; give the path of a journal file")
+        raise JournalError(f"{path}: is not a file; give the path of a journal file", "not-a-file")
     return stat.st_size
 
 
@@ -317,9 +323,11 @@ def _check_header(path: Path) -> None:
         with path.open("rb") as file:
             header = file.read(100)
     except OSError as exc:
-        raise JournalError(f"{path}: cannot open the journal: {exc.strerror}") from exc
+        raise JournalError(
+            f"{path}: cannot open the journal: {exc.strerror}", "cannot-open"
+        ) from exc
     if len(header) < 100 or not header.startswith(_SQLITE_MAGIC):
-        raise _broken(path, "is not a SQLite database")
+        raise _broken(path, "is not a SQLite database", "not-a-journal")
 
 
 def _check_empty(path: Path, readonly: bool) -> None:
@@ -328,7 +336,7 @@ def _check_empty(path: Path, readonly: bool) -> None:
     if wal.exists() and wal.stat().st_size > 0:
         raise _broken(path, f"is empty but its log {wal.name} is not")
     if readonly:
-        raise JournalError(f"{path}: holds no journal yet")
+        raise JournalError(f"{path}: holds no journal yet", "empty")
 
 
 def _verify(db: sqlite3.Connection, path: Path) -> bool:
@@ -344,14 +352,15 @@ def _verify(db: sqlite3.Connection, path: Path) -> bool:
         if not objects and app == 0 and version == 0:
             return True
         if app != APPLICATION_ID or not {"events", "link"} <= objects:
-            raise _broken(path, "is a SQLite database but not a faro-pi journal")
+            raise _broken(path, "is a SQLite database but not a faro-pi journal", "not-a-journal")
         if version > SCHEMA_VERSION:
             raise JournalError(
                 f"{path}: is a journal of schema {version}, newer than this faro-pi reads "
-                f"({SCHEMA_VERSION}); use a newer faro-pi; faro-pi never overwrites a journal"
+                f"({SCHEMA_VERSION}); use a newer faro-pi; faro-pi never overwrites a journal",
+                "newer-schema",
             )
         if version != SCHEMA_VERSION:
-            raise _broken(path, f"has unknown journal schema {version}")
+            raise _broken(path, f"has unknown journal schema {version}", "unknown-schema")
         _quick_check(db, path)
         if db.execute("SELECT count(*) FROM link").fetchone()[0] != 1:
             raise _broken(path, "has lost the shoe link's row")
@@ -384,7 +393,9 @@ def _prepare(db: sqlite3.Connection, path: Path, fresh: bool) -> None:
     try:
         mode = db.execute("PRAGMA journal_mode = WAL").fetchone()[0]
         if mode != "wal":
-            raise JournalError(f"{path}: this filesystem cannot hold a write-ahead log ({mode})")
+            raise JournalError(
+                f"{path}: this filesystem cannot hold a write-ahead log ({mode})", "no-wal"
+            )
         db.execute("PRAGMA synchronous = FULL")
         db.execute("PRAGMA wal_autocheckpoint = 0")
         if fresh:
@@ -392,7 +403,9 @@ def _prepare(db: sqlite3.Connection, path: Path, fresh: bool) -> None:
             _sync_folder(path.parent)
         _make_room(db)
     except (sqlite3.Error, OSError) as exc:
-        raise JournalError(f"{path}: cannot prepare the journal for writing: {exc}") from exc
+        raise JournalError(
+            f"{path}: cannot prepare the journal for writing: {exc}", "cannot-prepare"
+        ) from exc
 
 
 def _only_writer(path: Path) -> int:
@@ -408,7 +421,8 @@ def _only_writer(path: Path) -> int:
         os.close(fd)
         raise JournalError(
             f"{path}: another faro-pi is writing this journal (is the service running?); "
-            "stop it first, or read the journal with faro-pi export"
+            "stop it first, or read the journal with faro-pi export",
+            "locked",
         ) from None
     return fd
 
@@ -439,7 +453,9 @@ def _make_folder(folder: Path) -> None:
             new.mkdir(exist_ok=True)
             _sync_folder(new.parent)
     except OSError as exc:
-        raise JournalError(f"{new}: cannot create the journal's folder: {exc.strerror}") from exc
+        raise JournalError(
+            f"{new}: cannot create the journal's folder: {exc.strerror}", "no-folder"
+        ) from exc
 
 
 def _sync_folder(folder: Path) -> None:
