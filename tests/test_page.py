@@ -26,6 +26,7 @@ import pytest
 from playwright.async_api import async_playwright, expect
 
 from faro_pi.game.cards import RANKS
+from faro_pi.game.events import event_from_json
 from faro_pi.game.odds import last_three, next_pair
 from tests.conftest import running_table
 from tests.test_console import console_config, console_of, pack_ending_with, validator
@@ -83,7 +84,7 @@ class Table:
     def enter(self, *events: dict) -> None:
         """Events from another phone at the table (straight to the daemon, on its loop)."""
         for event in events:
-            self.daemon.enter(event)
+            self.daemon.enter(event_from_json(event))
 
     def deal(self, *codes: str) -> None:
         self.enter(*({"type": "card", "card": code} for code in codes))
@@ -217,13 +218,13 @@ def test_the_odds_are_served_exactly_and_as_the_schema_says(tmp_path):
                 assert {r["fractions"]["split"] for r in fresh["ranks"]} == {"1/221"}
                 deal = pack_ending_with("KS", "KH", "KD")  # the last three share a rank
                 for code in deal[:2]:
-                    daemon.enter({"type": "card", "card": code})
+                    daemon.enter(event_from_json({"type": "card", "card": code}))
                 body = await check(http, daemon, document, version)
                 assert body["next"] == "winner"
                 loser = daemon.table.pack.exposed[-1].rank
                 assert body["ranks"][loser - 1]["win"] == 0
                 for code in deal[2:49]:
-                    daemon.enter({"type": "card", "card": code})
+                    daemon.enter(event_from_json({"type": "card", "card": code}))
                 body = await check(http, daemon, document, version)
                 assert body["last_three"]["by"] == "colour"
                 assert sorted(tuple(o["colours"]) for o in body["last_three"]["orders"]) == [
@@ -233,7 +234,7 @@ def test_the_odds_are_served_exactly_and_as_the_schema_says(tmp_path):
                 ]
                 assert {o["fraction"] for o in body["last_three"]["orders"]} == {"1/3"}
                 for code in deal[49:51]:
-                    daemon.enter({"type": "card", "card": code})
+                    daemon.enter(event_from_json({"type": "card", "card": code}))
                 body = await check(http, daemon, document, version)
                 assert body["next"] == "none"
                 assert {r["fractions"]["win"] for r in body["ranks"]} == {"0/1"}

@@ -12,7 +12,8 @@ from collections.abc import Iterator
 
 from faro_pi.game.cards import DECK
 from faro_pi.game.events import LOCK, SHUFFLE, Bet, Call, CardDrawn, Event, Remove, Session
-from faro_pi.game.rules import LAST_THREE, PACK_SIZE, Table
+from faro_pi.game.pack import LAST_THREE, PACK_SIZE
+from faro_pi.game.rules import Table
 
 WEIGHTS = (2, 2, 4, 4, 6, 10)
 

@@ -12,7 +12,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 from itertools import permutations
 
-from faro_pi.game.rules import FINAL_WINNER, LAST_THREE, Table
+from faro_pi.game.pack import Stage
+from faro_pi.game.rules import Table
 
 ZERO = Fraction(0)
 
@@ -47,13 +48,13 @@ def next_pair(table: Table) -> dict[int, RankOdds]:
     is known.
     """
     pack = table.pack
-    n, left = len(pack.exposed), pack.left
+    at, left = pack.stage, pack.left
     counts = {rank: pack.counts[rank] for rank in range(1, 14)}
     none = RankOdds(ZERO, ZERO, ZERO)
-    if n >= FINAL_WINNER:
+    if at is Stage.FINAL or at is Stage.HOCK:
         return dict.fromkeys(counts, none)
-    if n and n % 2 == 0:  # the loser is out; only the winner is to come
-        loser = pack.exposed[-1].rank
+    if at is Stage.LOSER:  # only the winner is to come
+        loser = pack.loser.rank
         odds = {}
         for rank, count in counts.items():
             chance = Fraction(count, left)
@@ -62,7 +63,7 @@ def next_pair(table: Table) -> dict[int, RankOdds]:
             else:
                 odds[rank] = RankOdds(lose=ZERO, win=chance, split=ZERO)
         return odds
-    if n == 0:  # average over the soda
+    if at is Stage.SHUFFLED:  # average over the soda
         odds = {rank: none for rank in counts}
         for soda, count in counts.items():
             if not count:
@@ -87,7 +88,7 @@ def last_three(table: Table) -> list[tuple[tuple, Fraction]]:
     Orders of ranks normally; orders of colours when the three share a rank.
     Empty at any other moment.
     """
-    if len(table.pack.exposed) != LAST_THREE:
+    if table.pack.stage is not Stage.LAST_THREE:
         return []
     cards = table.pack.remaining()
     by_colour = len({c.rank for c in cards}) == 1

@@ -5,21 +5,16 @@ balances, the predictions on the layout, calls). :meth:`Table.apply` takes one
 event from :mod:`faro_pi.game.events`; an event that breaks a rule raises
 :class:`~faro_pi.exc.Refused` and leaves the table exactly as it was. There
 is no I/O, no clock and no randomness here: replaying the same events always
-gives the same table.
-
-The pack, by position of the card exposed (1-based):
-
-* card 1 is the **soda**: it wins and loses nothing;
-* cards 2k and 2k+1 are the **loser** and **winner** of pair (turn) k, k = 1..25;
-* card 52 is the **hock**: no effect on predictions; it settles the calls.
+gives the same table. Where the deal stands (soda, loser, winner, last
+three, hock) is :mod:`faro_pi.game.pack`'s to say.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 
-from faro_pi.game.cards import DECK, Card, rank_name
+from faro_pi.game.cards import Card, rank_name
 from faro_pi.game.events import (
     Alarm,
     Bet,
@@ -34,24 +29,18 @@ from faro_pi.game.events import (
     Void,
 )
 from faro_pi.game.exc import Refused
+from faro_pi.game.pack import (
+    FINAL_WINNER,
+    PACK_SIZE,
+    Entries,
+    Pack,
+    Stage,
+    entries,
+    stage,
+)
 
-PACK_SIZE = 52
-FINAL_WINNER = 51
-"""Exposing card 51 closes entries for good and ends the predictions still standing."""
-LAST_THREE = 49
-"""With 49 cards exposed, three remain: the moment for calling the turn."""
 MIN_SEATS, MAX_SEATS = 2, 10
 PROFILE = "teaching"
-
-
-@dataclass(slots=True)
-class Prediction:
-    """A player's weight on a rank; ``copper`` plays it to lose."""
-
-    player: str
-    rank: int
-    weight: int
-    copper: bool = False
 
 
 @dataclass(slots=True, frozen=True)
@@ -86,74 +75,60 @@ class Pair:
         return -sum(s.delta for s in self.settlements)
 
 
-@dataclass(slots=True)
-class Pack:
-    """The cards exposed so far from one shuffled pack, and the case count."""
-
-    number: int = 1
-    exposed: list[Card] = field(default_factory=list)
-    counts: list[int] = field(default_factory=lambda: [0] + [4] * 13)
-    """Case count by rank (index 1..13; index 0 unused)."""
-    seen: set[Card] = field(default_factory=set)
-
-    @property
-    def soda(self) -> Card | None:
-        return self.exposed[0] if self.exposed else None
-
-    @property
-    def hock(self) -> Card | None:
-        return self.exposed[-1] if len(self.exposed) == PACK_SIZE else None
-
-    @property
-    def left(self) -> int:
-        """Cards still in the shoe."""
-        return PACK_SIZE - len(self.exposed)
-
-    @property
-    def complete(self) -> bool:
-        return len(self.exposed) == PACK_SIZE
-
-    @property
-    def turn(self) -> int:
-        """Pairs completed so far (0 before the first winner, 25 at the end)."""
-        return max(0, (len(self.exposed) - 1) // 2)
-
-    def remaining(self) -> list[Card]:
-        """The cards still in the shoe, in case-keeper order (their order is unknown)."""
-        return [card for card in DECK if card not in self.seen]
+def _empty_layout() -> list[list[Bet]]:
+    return [[] for _ in range(14)]
 
 
 @dataclass(slots=True)
-class CallEntry:
-    player: str
-    weight: int
-    order: tuple[int, int, int] | None
-    colours: tuple[str, str, str] | None
+class TableState:
+    """Everything a void must put back as it was: the engine swaps it whole.
+
+    Adding a field here is enough for it to be rebuilt by a void; ``copy``
+    copies every field it finds.
+    """
+
+    pack: Pack = field(default_factory=Pack)
+    locked: bool = False
+    seats: tuple[str, ...] = ()
+    banker: str | None = None
+    balances: dict[str, int] = field(default_factory=dict)
+    layout: list[list[Bet]] = field(default_factory=_empty_layout)
+    """Predictions by rank (index 1..13), so a pair touches only two lists."""
+    calls: list[Call] = field(default_factory=list)
+    alarms: list[Alarm] = field(default_factory=list)
+    pairs: list[Pair] = field(default_factory=list)
+    """The pairs of the current pack, in order, with their settlements."""
+    call_results: tuple[Settlement, ...] = ()
+    """Settlements of the calls of the last hock."""
+
+    def copy(self) -> TableState:
+        """A copy that shares nothing mutable with this state."""
+        return TableState(**{f.name: _copied(getattr(self, f.name)) for f in fields(self)})
+
+
+def _copied(value):
+    if isinstance(value, Pack):
+        return value.copy()
+    if isinstance(value, list):
+        return [list(v) if isinstance(v, list) else v for v in value]
+    if isinstance(value, dict | set):
+        return value.copy()
+    return value  # immutable: tuples, strings, numbers, frozen events
 
 
 class Table:
     """The whole state of a Faro table, changed only by :meth:`apply`."""
 
-    def __init__(self) -> None:
-        self.pack = Pack()
-        self.locked = False
-        self.seats: tuple[str, ...] = ()
-        self.banker: str | None = None
-        self.balances: dict[str, int] = {}
-        self.layout: list[list[Prediction]] = [[] for _ in range(14)]
-        """Predictions by rank (index 1..13), so a pair touches only two lists."""
-        self.calls: list[CallEntry] = []
-        self.alarms: list[Alarm] = []
-        self.pairs: list[Pair] = []
-        """Every pair dealt, in order, with its settlements."""
-        self.call_results: tuple[Settlement, ...] = ()
-        """Settlements of the calls of the last hock."""
+    def __init__(self, state: TableState | None = None) -> None:
+        self.state = state if state is not None else TableState()
+        self.history: list[Pair] = []
+        """The pairs of the packs before this one."""
         self.dropped: list[Event] = []
         """Events that the last void made inapplicable and took back."""
         self._log: list[Event] = []
         """The effective events since the pack began, for taking back its last card."""
-        self._pack_start: tuple | None = None
-        """What a void must start again from: the table as the current pack began."""
+        self._start = self.state.copy()
+        """What a void starts again from: the state as the current pack began."""
         self._handlers = {
             CardDrawn: self._card,
             Bet: self._bet,
@@ -169,27 +144,51 @@ class Table:
 
     # -- reading the state -------------------------------------------------
 
+    pack = property(lambda self: self.state.pack)
+    locked = property(lambda self: self.state.locked)
+    seats = property(lambda self: self.state.seats)
+    banker = property(lambda self: self.state.banker)
+    balances = property(lambda self: self.state.balances)
+    calls = property(lambda self: self.state.calls)
+    alarms = property(lambda self: self.state.alarms)
+    call_results = property(lambda self: self.state.call_results)
+
+    @property
+    def stage(self) -> Stage:
+        return stage(len(self.state.pack.exposed))
+
+    @property
+    def entries(self) -> Entries:
+        """Open, locked by the banker, or closed, from the one record of the pack's stage."""
+        return entries(stage(len(self.state.pack.exposed)), self.state.locked)
+
     @property
     def entries_open(self) -> bool:
         """Predictions, removals, calls and a session may be entered now."""
-        n = len(self.pack.exposed)
-        return not self.locked and n < FINAL_WINNER and (n == 0 or n & 1 == 1)
+        return self.entries is Entries.OPEN
 
     @property
-    def predictions(self) -> list[Prediction]:
-        return [p for stack in self.layout for p in stack]
+    def predictions(self) -> list[Bet]:
+        return [p for stack in self.state.layout for p in stack]
+
+    @property
+    def pairs(self) -> list[Pair]:
+        """Every pair dealt since the table began, in order, with its settlements."""
+        return self.history + self.state.pairs
 
     @property
     def leaders(self) -> list[str]:
         """The participants with the highest balance, in seat order; ties share."""
-        if not self.seats:
+        s = self.state
+        if not s.seats:
             return []
-        best = max(self.balances.values())
-        return [s for s in self.seats if self.balances[s] == best]
+        best = max(s.balances.values())
+        return [seat for seat in s.seats if s.balances[seat] == best]
 
     @property
     def last_pair(self) -> Pair | None:
-        return self.pairs[-1] if self.pairs else None
+        pairs = self.state.pairs or self.history
+        return pairs[-1] if pairs else None
 
     # -- changing it ---------------------------------------------------------
 
@@ -214,22 +213,28 @@ class Table:
     # Every handler checks everything first and changes state only after.
 
     def _entrant(self, player: str) -> None:
-        if not self.seats:
+        s = self.state
+        if not s.seats:
             raise Refused("no-session", "no session: seat the participants first")
-        if player not in self.balances:
+        if player not in s.balances:
             raise Refused("not-seated", f"{player} is not seated at this table")
-        if player == self.banker:
+        if player == s.banker:
             raise Refused("banker", f"{player} is the banker; the banker does not predict")
-        if not self.entries_open:
-            raise Refused("entries-closed", self._closed_reason())
+        self._open()
 
-    def _closed_reason(self) -> str:
-        n = len(self.pack.exposed)
-        if n >= FINAL_WINNER:
-            return "entries are closed for good: the final pair has been dealt"
-        if self.locked:
-            return "entries are locked by the banker until this pair's winner is exposed"
-        return "entries are closed: the loser is out, wait for the winner"
+    def _open(self) -> None:
+        """Refuses with the reason when entries are not open now."""
+        at = stage(len(self.state.pack.exposed))
+        now = entries(at, self.state.locked)
+        if now is Entries.OPEN:
+            return
+        if at is Stage.FINAL or at is Stage.HOCK:
+            why = "entries are closed for good: the final pair has been dealt"
+        elif now is Entries.LOCKED:
+            why = "entries are locked by the banker until this pair's winner is exposed"
+        else:
+            why = "entries are closed: the loser is out, wait for the winner"
+        raise Refused("entries-closed", why)
 
     @staticmethod
     def _check_weight(weight: int) -> None:
@@ -241,15 +246,16 @@ class Table:
     def _bet(self, bet: Bet) -> None:
         self._entrant(bet.player)
         self._check_weight(bet.weight)
-        if self.pack.counts[bet.rank] == 0:
+        if self.state.pack.counts[bet.rank] == 0:
             raise Refused(
                 "exhausted", f"all four {rank_name(bet.rank)}s are out: that rank cannot play"
             )
-        self.layout[bet.rank].append(Prediction(bet.player, bet.rank, bet.weight, bet.copper))
+        self.state.layout[bet.rank].append(bet)
 
     def _remove(self, remove: Remove) -> None:
         self._entrant(remove.player)
-        stack = self.layout[remove.rank]
+        layout = self.state.layout
+        stack = layout[remove.rank]
         keep = [
             p
             for p in stack
@@ -262,20 +268,17 @@ class Table:
                 "nothing-to-remove",
                 f"{remove.player} has no {which}prediction on {rank_name(remove.rank)}",
             )
-        self.layout[remove.rank] = keep
+        layout[remove.rank] = keep
 
     def _lock(self, _: Lock) -> None:
-        n = len(self.pack.exposed)
-        if n >= FINAL_WINNER:
+        if len(self.state.pack.exposed) >= FINAL_WINNER:
             raise Refused("no-pair-left", "no pair is left to lock in this pack")
-        if not self.entries_open:
-            raise Refused("entries-closed", self._closed_reason())
-        self.locked = True
+        self._open()
+        self.state.locked = True
 
     def _card(self, drawn: CardDrawn) -> None:
-        pack, card = self.pack, drawn.card
-        n = len(pack.exposed)
-        if n == PACK_SIZE:
+        pack, card = self.state.pack, drawn.card
+        if len(pack.exposed) == PACK_SIZE:
             raise Refused(
                 "pack-complete", f"{card.code}: the pack is complete; shuffle for a new pack"
             )
@@ -288,7 +291,7 @@ class Table:
         pack.exposed.append(card)
         pack.seen.add(card)
         pack.counts[card.rank] -= 1
-        n += 1
+        n = len(pack.exposed)
         if n & 1 == 1 and n > 1:
             self._settle_pair(pack.exposed[-2], card)
         elif n == PACK_SIZE:
@@ -296,7 +299,8 @@ class Table:
 
     def _settle_pair(self, loser: Card, winner: Card) -> None:
         """Settle the predictions on the pair's two ranks; nothing else is touched."""
-        layout, settled = self.layout, []
+        s = self.state
+        layout, settled = s.layout, []
         lo, wi = loser.rank, winner.rank
         if lo == wi:
             for p in layout[lo]:
@@ -307,25 +311,26 @@ class Table:
         else:
             settled += self._settle_rank(lo, lose_unless_copper=True)
             settled += self._settle_rank(wi, lose_unless_copper=False)
-        counts = self.pack.counts
+        counts = s.pack.counts
         if counts[lo] == 0:
             layout[lo] = []
         if counts[wi] == 0:
             layout[wi] = []
-        n = len(self.pack.exposed)
+        n = len(s.pack.exposed)
         if n == FINAL_WINNER:
-            self.layout = [[] for _ in range(14)]
-        self.locked = False
+            s.layout = _empty_layout()
+        s.locked = False
         if settled:
-            balances, net = self.balances, 0
-            for s in settled:
-                balances[s.player] += s.delta
-                net += s.delta
-            balances[self.banker] -= net
-        self.pairs.append(Pair(self.pack.number, (n - 1) // 2, loser, winner, tuple(settled)))
+            balances, net = s.balances, 0
+            for one in settled:
+                balances[one.player] += one.delta
+                net += one.delta
+            balances[s.banker] -= net
+        s.pairs.append(Pair(s.pack.number, (n - 1) // 2, loser, winner, tuple(settled)))
 
     def _settle_rank(self, rank: int, lose_unless_copper: bool) -> list[Settlement]:
-        stack = self.layout[rank]
+        layout = self.state.layout
+        stack = layout[rank]
         if not stack:
             return []
         settled, standing = [], []
@@ -335,48 +340,32 @@ class Table:
                 standing.append(p)
             else:
                 settled.append(Settlement(p.player, -p.weight, "lost", rank, p.copper, p.weight))
-        self.layout[rank] = standing
+        layout[rank] = standing
         return settled
 
     def _call(self, call: Call) -> None:
         self._entrant(call.player)
         self._check_weight(call.weight)
-        if len(self.pack.exposed) != LAST_THREE:
+        pack = self.state.pack
+        if stage(len(pack.exposed)) is not Stage.LAST_THREE:
             raise Refused(
                 "not-last-three",
-                f"the turn is called only when three cards remain ({self.pack.left} left now)",
+                f"the turn is called only when three cards remain ({pack.left} left now)",
             )
-        left = self.pack.remaining()
+        left = pack.remaining()
         ranks = sorted(c.rank for c in left)
         if ranks[0] == ranks[2]:
-            if call.colours is None:
-                raise Refused(
-                    "three-of-a-kind",
-                    f"the last three are all {rank_name(ranks[0])}s: call their colours instead",
-                )
-            have = sorted(c.colour for c in left)
-            if sorted(call.colours) != have:
-                raise Refused(
-                    "colours",
-                    f"the last three are {', '.join(have)}: a call must use exactly those colours",
-                )
+            _check_colours(call, left, ranks[0])
         else:
-            if call.order is None:
-                raise Refused(
-                    "colours", "colours are called only when the last three share one rank"
-                )
-            if sorted(call.order) != ranks:
-                names = " ".join(rank_name(r) for r in ranks)
-                raise Refused(
-                    "call-ranks", f"the last three are {names}: a call must order exactly those"
-                )
-        self.calls.append(CallEntry(call.player, call.weight, call.order, call.colours))
+            _check_order(call, ranks)
+        self.state.calls.append(call)
 
     def _settle_calls(self) -> None:
         """At the hock: each call wins 4:1 (three ranks), 2:1 (cat-hop or colours) or loses."""
-        loser, winner, hock = self.pack.exposed[-3:]
+        s = self.state
+        loser, winner, hock = s.pack.exposed[-3:]
         settled = []
-        for call in self.calls:
+        for call in s.calls:
             if call.order is not None:
                 right = call.order == (loser.rank, winner.rank, hock.rank)
                 odds = 4 if len({loser.rank, winner.rank, hock.rank}) == 3 else 2
@@ -389,14 +378,14 @@ class Table:
                     call.player, delta, "called" if right else "miscalled", weight=call.weight
                 )
             )
-            self.balances[call.player] += delta
-            self.balances[self.banker] -= delta
-        self.calls = []
-        self.call_results = tuple(settled)
+            s.balances[call.player] += delta
+            s.balances[s.banker] -= delta
+        s.calls = []
+        s.call_results = tuple(settled)
 
     def _session(self, session: Session) -> None:
         seats = session.seats
-        if self.seats:
+        if self.state.seats:
             raise Refused("one-session", "a session is already seated at this table")
         if not MIN_SEATS <= len(seats) <= MAX_SEATS:
             raise Refused(
@@ -409,35 +398,31 @@ class Table:
             raise Refused("banker", "name the banker (one of the seats)")
         if session.banker not in seats:
             raise Refused("banker", f"the banker {session.banker} is not one of the seats")
-        if not self.entries_open:
-            raise Refused("entries-closed", self._closed_reason())
-        self.seats = seats
-        self.banker = session.banker
-        self.balances = dict.fromkeys(seats, 0)
+        self._open()
+        s = self.state
+        s.seats = seats
+        s.banker = session.banker
+        s.balances = dict.fromkeys(seats, 0)
 
     def _shuffle(self, _: Shuffle) -> None:
-        if not self.pack.complete:
+        s = self.state
+        if not s.pack.complete:
             raise Refused(
                 "pack-not-complete",
-                f"a new pack starts only after the hock: {self.pack.left} cards left in the shoe",
+                f"a new pack starts only after the hock: {s.pack.left} cards left in the shoe",
             )
-        self.pack = Pack(number=self.pack.number + 1)
-        self.locked = False
-        self.call_results = ()
-        if self.seats:
-            self.banker = self.seats[(self.seats.index(self.banker) + 1) % len(self.seats)]
+        self.history += s.pairs
+        s.pairs = []
+        s.pack = Pack(number=s.pack.number + 1)
+        s.locked = False
+        s.call_results = ()
+        if s.seats:
+            s.banker = s.seats[(s.seats.index(s.banker) + 1) % len(s.seats)]
         self._log = []
-        self._pack_start = (
-            self.pack.number,
-            self.seats,
-            self.banker,
-            dict(self.balances),
-            len(self.pairs),
-            tuple(self.alarms),
-        )
+        self._start = s.copy()
 
     def _void(self, void: Void) -> None:
-        exposed = self.pack.exposed
+        exposed = self.state.pack.exposed
         if not exposed:
             raise Refused("nothing-to-void", "no card of this pack has been exposed")
         if void.card is not None and void.card is not exposed[-1]:
@@ -447,45 +432,43 @@ class Table:
         # the card. Later entries that no longer fit are dropped, and reported.
         history = [e for e in self._log if type(e) is not Void and type(e) is not Shuffle]
         at = max(i for i, e in enumerate(history) if type(e) is CardDrawn)
-        rebuilt = Table()
-        if self._pack_start is not None:
-            rebuilt._restore(self._pack_start, self.pairs)
+        rebuilt = Table(self._start.copy())
+        rebuilt._start = self._start
         rebuilt.replay(history[:at])
         dropped = [history[at + 1 + i] for i, _ in rebuilt.replay(history[at + 1 :])]
-        for name in _STATE:
-            setattr(self, name, getattr(rebuilt, name))
-        self.dropped = dropped
-
-    def _restore(self, start: tuple, pairs: list[Pair]) -> None:
-        number, self.seats, self.banker, balances, settled, alarms = start
-        self.pack = Pack(number=number)
-        self.balances = dict(balances)
-        self.pairs = pairs[:settled]
-        self.alarms = list(alarms)
-        self._pack_start = start
+        self.state, self._log, self.dropped = rebuilt.state, rebuilt._log, dropped
 
     def _alarm(self, alarm: Alarm) -> None:
-        self.alarms.append(alarm)
+        self.state.alarms.append(alarm)
 
     def _clear(self, clear: Clear) -> None:
-        standing = [a for a in self.alarms if clear.kind is not None and a.kind != clear.kind]
-        if len(standing) == len(self.alarms):
+        alarms = self.state.alarms
+        standing = [a for a in alarms if clear.kind is not None and a.kind != clear.kind]
+        if len(standing) == len(alarms):
             which = "" if clear.kind is None else f"{clear.kind} "
             raise Refused("no-alarm", f"there is no {which}alarm to clear")
-        self.alarms = standing
+        self.state.alarms = standing
 
 
-_STATE = (
-    "pack",
-    "locked",
-    "seats",
-    "banker",
-    "balances",
-    "layout",
-    "calls",
-    "alarms",
-    "pairs",
-    "call_results",
-    "_log",
-    "_pack_start",
-)
+def _check_colours(call: Call, left: list[Card], rank: int) -> None:
+    """The last three share ``rank``: the call must order exactly their colours."""
+    if call.colours is None:
+        raise Refused(
+            "three-of-a-kind",
+            f"the last three are all {rank_name(rank)}s: call their colours instead",
+        )
+    have = sorted(c.colour for c in left)
+    if sorted(call.colours) != have:
+        raise Refused(
+            "colours",
+            f"the last three are {', '.join(have)}: a call must use exactly those colours",
+        )
+
+
+def _check_order(call: Call, ranks: list[int]) -> None:
+    """The last three are of two or three ranks: the call must order exactly those."""
+    if call.order is None:
+        raise Refused("colours", "colours are called only when the last three share one rank")
+    if sorted(call.order) != ranks:
+        names = " ".join(rank_name(r) for r in ranks)
+        raise Refused("call-ranks", f"the last three are {names}: a call must order exactly those")

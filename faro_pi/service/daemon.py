@@ -14,8 +14,10 @@ import logging
 import os
 import random
 import signal
+from collections import deque
 from collections.abc import Callable, Mapping
 
+from faro_pi.devices import Output
 from faro_pi.exc import FaroError, JournalError, Refused
 from faro_pi.game.cards import SUIT_SYMBOLS, rank_name
 from faro_pi.game.events import (
@@ -30,7 +32,8 @@ from faro_pi.game.events import (
     event_from_json,
     event_to_json,
 )
-from faro_pi.game.rules import PACK_SIZE, Table
+from faro_pi.game.pack import Stage
+from faro_pi.game.rules import Table
 from faro_pi.service.config import Config
 from faro_pi.service.journal import Journal
 from faro_pi.service.systemd import Notifier
@@ -63,15 +66,15 @@ def restore(journal: Journal) -> Table:
 def describe_card(table: Table) -> str:
     """One log line for the card just exposed: its place in the pack and what it settled."""
     pack = table.pack
-    n, card = len(pack.exposed), pack.exposed[-1]
+    n, card, at = len(pack.exposed), pack.exposed[-1], pack.stage
     name = f"{rank_name(card.rank)}{SUIT_SYMBOLS[card.suit]}"
-    if n == 1:
+    if at is Stage.SODA:
         return f"card 1: {name} soda (pack {pack.number})"
-    if n == PACK_SIZE:
+    if at is Stage.HOCK:
         calls = ", ".join(f"{s.player} {s.delta:+d}" for s in table.call_results)
         return f"card 52: {name} hock" + (f"; calls {calls}" if calls else "")
-    if n % 2 == 0:
-        return f"card {n}: {name} loser of turn {n // 2}"
+    if at is Stage.LOSER:
+        return f"card {n}: {name} loser of turn {pack.turn + 1}"
     pair = table.last_pair
     moves = ", ".join(f"{s.player} {s.delta:+d}" for s in pair.settlements)
     split = " (split)" if pair.split else ""
@@ -90,66 +93,68 @@ class Daemon:
         self.watchers: list[Watcher] = []
         self.stopped = asyncio.Event()
         self.failure: BaseException | None = None
-        self.pin_factory = None
-        """The gpiozero pin factory the buttons (and outputs) use."""
         self._quiet: asyncio.TimerHandle | None = None
-        self.outputs: list = []
+        self.outputs: list[Output] = []
         """The case keeper and the display, in the order they are told of changes."""
-        self.press_heard = asyncio.Event()
-        """Set each time a button press reaches the table (the simulator waits on it)."""
         self.draw: Callable[[tuple[str, ...]], str] = random.SystemRandom().choice
         """Draws the first banker when a session names none (the shell's only randomness)."""
+        self._untold: deque[Event] = deque()
+        """Applied events whose log line and watchers are still to come, oldest first."""
 
     # -- the one path of change -------------------------------------------------
 
-    def submit(
-        self,
-        event: Event,
-        *,
-        link_seq: int | None = None,
-        reading: bool = False,
-        durable: Callable[[], None] | None = None,
-    ) -> Refused | None:
-        """Apply, journal, publish. Returns the refusal, or None once the event is durable.
+    def submit(self, event: Event) -> Refused | None:
+        """Apply, journal, publish. Returns the refusal, or None once the event is durable."""
+        try:
+            self.table.apply(event)
+        except Refused as exc:
+            log.warning("refused %s: %s", _short(event), exc)
+            return exc
+        self._journal(event)
+        self._untold.append(event)
+        self._tell()
+        return None
 
-        A ``reading`` from the shoe that the rules refuse is still journaled
-        (as refused, so the reader can be acknowledged) and raises an alarm.
-        ``durable`` is called as soon as the commit returns, before anything
-        is logged or published: the reader's acknowledgement goes out there.
+    def record_reading(self, event: Event, seq: int | None = None) -> Refused | None:
+        """A reading from the shoe: applied and committed with the reader's frame number.
+
+        Returns as soon as the commit does, so the shoe acknowledges the frame
+        at once; the log line and the watchers follow on the next turn of the
+        loop. A reading the rules refuse is journaled all the same, marked
+        refused, so it is acknowledged once and never read again, and it
+        raises a ``refused`` alarm.
         """
         try:
             self.table.apply(event)
         except Refused as exc:
-            if reading:
-                self._journal(event, refused=str(exc), link_seq=link_seq)
-            elif link_seq is not None:
-                self.set_link_seq(link_seq)
-            if durable is not None:
-                durable()
+            self._journal(event, refused=str(exc), link_seq=seq)
             log.warning("refused %s: %s", _short(event), exc)
-            if reading:
-                card = event.card if isinstance(event, CardDrawn) else None
-                self.submit(Alarm("refused", exc.message, card))
+            card = event.card if isinstance(event, CardDrawn) else None
+            asyncio.get_running_loop().call_soon(self.submit, Alarm("refused", exc.message, card))
             return exc
-        self._journal(event, link_seq=link_seq)
-        if durable is not None:
-            durable()
-        if isinstance(event, CardDrawn):
-            log.info(describe_card(self.table))
-            if self.has_alarm("noread"):
-                self.submit(Clear("noread"))
-        elif isinstance(event, Void):
-            log.info(
-                "void: the last card is taken back (%d entries dropped)", len(self.table.dropped)
-            )
-        else:
-            log.info("%s", _short(event))
-        for watcher in list(self.watchers):
-            try:
-                watcher(self.table, event)
-            except Exception:  # an output's fault must not stop the table
-                log.exception("a watcher failed on %s", _short(event))
+        self._journal(event, link_seq=seq)
+        self._untold.append(event)
+        asyncio.get_running_loop().call_soon(self._tell)
         return None
+
+    def _tell(self) -> None:
+        """Logs and publishes every applied event not yet told, in the order applied."""
+        while self._untold:
+            event = self._untold.popleft()
+            if isinstance(event, CardDrawn):
+                log.info(describe_card(self.table))
+                if self.has_alarm("noread"):
+                    self.submit(Clear("noread"))
+            elif isinstance(event, Void):
+                dropped = len(self.table.dropped)
+                log.info("void: the last card is taken back (%d entries dropped)", dropped)
+            else:
+                log.info("%s", _short(event))
+            for watcher in list(self.watchers):
+                try:
+                    watcher(self.table, event)
+                except Exception:  # an output's fault must not stop the table
+                    log.exception("a watcher failed on %s", _short(event))
 
     def _journal(self, event: Event, refused: str | None = None, link_seq=None) -> None:
         try:
@@ -176,9 +181,7 @@ class Daemon:
     async def settled(self) -> None:
         """Waits until every output has shown the latest state (the display draws in a thread)."""
         for output in self.outputs:
-            settled = getattr(output, "settled", None)
-            if settled is not None:
-                await settled()
+            await output.settled()
 
     def _checkpoint(self) -> None:
         self._quiet = None
@@ -204,15 +207,14 @@ class Daemon:
 
     # -- the lookout's entries ----------------------------------------------------
 
-    def enter(self, obj: object) -> Event:
-        """An entry from the lookout (the console, the simulator): a JSON object.
+    def enter(self, event: Event) -> Event:
+        """An entry from the lookout (the console, the simulator, the command line).
 
         It goes down the same path as the shoe's events. Returns the event as
-        journaled; raises :class:`Refused` for a malformed or illegal one, and
-        then nothing has changed. A card entered here is marked as entered by
+        journaled; raises :class:`Refused` for an illegal one, and then
+        nothing has changed. A card entered here is marked as entered by
         hand; a session without a banker gets one drawn at random.
         """
-        event = event_from_json(obj)
         if isinstance(event, Alarm):
             raise Refused("alarm", "alarms are raised by the shoe, not entered")
         if isinstance(event, CardDrawn):
@@ -228,12 +230,6 @@ class Daemon:
 
     def pressed(self, what: str) -> None:
         """A button, already debounced: called on the loop."""
-        try:
-            self._pressed(what)
-        finally:
-            self.press_heard.set()
-
-    def _pressed(self, what: str) -> None:
         table = self.table
         if what == "signal":
             self.submit(LOCK)
@@ -302,7 +298,6 @@ async def serve(
         closing.callback(shoe.close)
         if factory is None:
             factory = pin_factory(config.gpio.pin_factory)
-        daemon.pin_factory = factory
         buttons = ShoeButtons(
             config.buttons,
             lambda what: loop.call_soon_threadsafe(daemon.pressed, what),

@@ -33,10 +33,12 @@ log = logging.getLogger("faro_pi.shoe.link")
 BACKOFF_FIRST, BACKOFF_MAX = 0.1, 2.0
 
 
-class Table(Protocol):
-    """What the shoe needs of the daemon: submit an event, journal the link alone."""
+class Owner(Protocol):
+    """What the shoe needs of the table's owner (the daemon)."""
 
-    def submit(self, event, *, link_seq=None, reading=False, durable=None): ...
+    def submit(self, event): ...
+
+    def record_reading(self, event, seq: int | None = None): ...
 
     def set_link_seq(self, seq: int) -> None: ...
 
@@ -143,7 +145,7 @@ class Fsp1Shoe:
     card. Silence longer than ``lost_after`` seconds raises a ``lost`` alarm.
     """
 
-    def __init__(self, table: Table, last_seq: int | None, lost_after: float):
+    def __init__(self, table: Owner, last_seq: int | None, lost_after: float):
         self.table = table
         self.parser = FrameParser()
         self.receiver = Receiver(last_seq)
@@ -223,18 +225,11 @@ class Fsp1Shoe:
                     )
                 )
             if isinstance(frame, CardFrame):
-                self.table.submit(
-                    CardDrawn(frame.card, "reader"),
-                    link_seq=frame.seq,
-                    reading=True,
-                    durable=acknowledge,
-                )
+                reading = CardDrawn(frame.card, "reader")
             else:
-                self.table.submit(
-                    Alarm("noread", "a card passed unread: re-feed it or enter it by hand"),
-                    link_seq=frame.seq,
-                    durable=acknowledge,
-                )
+                reading = Alarm("noread", "a card passed unread: re-feed it or enter it by hand")
+            self.table.record_reading(reading, frame.seq)
+            acknowledge()
 
     def close(self) -> None:
         if self._silence is not None:
@@ -245,7 +240,7 @@ class Fsp1Shoe:
 class PlainShoe:
     """A barcode scanner in serial mode: a card code a line, no acknowledgements."""
 
-    def __init__(self, table: Table):
+    def __init__(self, table: Owner):
         self.table = table
         self.parser = PlainParser()
         self.port: ReaderPort | None = None
@@ -256,7 +251,7 @@ class PlainShoe:
     def received(self, data: bytes) -> None:
         now = asyncio.get_running_loop().time()
         for card in self.parser.feed(data, now):
-            self.table.submit(CardDrawn(card, "scanner"), reading=True)
+            self.table.record_reading(CardDrawn(card, "scanner"))
 
     def close(self) -> None:
         pass

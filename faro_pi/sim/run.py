@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from faro_pi.exc import FaroError, Refused
-from faro_pi.game.events import CardDrawn
+from faro_pi.game.events import CardDrawn, event_from_json
 from faro_pi.service.config import load_config
 from faro_pi.sim import scenario as scenarios
 from faro_pi.virtual.reader import VirtualReader
@@ -80,6 +80,8 @@ class SimulatedTable:
         self.reader = VirtualReader(out / "reader", hello="faro-pi sim")
         self.record = Record()
         self.daemon = None
+        self.press_heard = asyncio.Event()
+        """Set each time a button press has reached the table."""
 
     # -- pacing ---------------------------------------------------------------------
 
@@ -114,14 +116,14 @@ class SimulatedTable:
         else:
             await self.pause(ENTRY_PACE)
             try:
-                self.daemon.enter(obj)
+                self.daemon.enter(event_from_json(obj))
             except Refused as exc:
                 self.record.refused.append((number, str(exc)))
 
     async def press(self, button: str, hold: float) -> None:
         config = self.daemon.config.buttons
         pin = self.factory.pin(getattr(config, button))
-        heard = self.daemon.press_heard
+        heard = self.press_heard
         heard.clear()
         pin.drive_low()
         if button == "undo" and hold >= config.undo_hold:
@@ -133,6 +135,18 @@ class SimulatedTable:
             await asyncio.sleep(hold)
         pin.drive_high()
         await heard.wait()
+
+    def hear_presses(self, daemon) -> None:
+        """Sets ``press_heard`` after the daemon has handled each button press."""
+        handle = daemon.pressed
+
+        def pressed(what: str) -> None:
+            try:
+                handle(what)
+            finally:
+                self.press_heard.set()
+
+        daemon.pressed = pressed
 
     # -- recording ---------------------------------------------------------------------
 
@@ -184,6 +198,7 @@ async def simulate(steps: list[dict], out: Path, speed: float = 1.0, screen=None
         server.result()
         raise FaroError("the daemon stopped before it was ready")
     daemon = table.daemon = ready.result()
+    table.hear_presses(daemon)
     daemon.watchers.append(table.watch)
     if screen is not None:
         daemon.watchers.append(lambda t, e: screen.update(t, table))

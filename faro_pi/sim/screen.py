@@ -91,7 +91,7 @@ class LiveScreen:
             facts.add_row(
                 f"turn {pair.turn}", f"{_card(pair.loser)} loses, {_card(pair.winner)} wins{split}"
             )
-        facts.add_row("entries", "open" if table.entries_open else "closed")
+        facts.add_row("entries", str(table.entries))
         for name in table.seats:
             mark = " (bank)" if name == table.banker else ""
             facts.add_row(f"{name}{mark}", f"{table.balances[name]:+d}")
