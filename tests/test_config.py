@@ -70,6 +70,20 @@ def test_dataclasses_have_exactly_the_schema_keys():
         assert [f.name for f in dataclasses.fields(section.cls)] == list(section.keys)
 
 
+def test_each_keys_type_is_its_fields_type():
+    kinds = {name: spec.kind for name, spec in SCHEMA["leds"].keys.items()}
+    assert kinds == {
+        "driver": str,
+        "data": int,
+        "clock": int,
+        "latch": int,
+        "enable": int,  # int | None: false means not wired
+        "brightness": float,
+    }
+    assert SCHEMA["journal"].keys["path"].kind is Path
+    assert SCHEMA["console"].keys["token"].kind is str
+
+
 def test_config_is_immutable():
     config = parse(MINIMAL)
     with pytest.raises(dataclasses.FrozenInstanceError):

@@ -5,8 +5,10 @@ and the one environment variable that matters (``GPIOZERO_PIN_FACTORY``) and
 returns an immutable :class:`Config`; nothing reads either again, so a running
 table can't change behaviour under the dealer's hands.
 
-Every key is declared once in :data:`SCHEMA` (type, default, what is allowed,
-what it is for). Validation and the Markdown reference in the README
+Every key is declared once, as a field of its section's dataclass: the field's
+type is the key's, and its :class:`Key` (default, what is allowed, what it is
+for) rides in the field's metadata. :data:`SCHEMA` is read off those
+dataclasses, and validation and the Markdown reference in the README
 (:func:`reference_markdown`) are both produced from it, so they cannot disagree.
 Any problem is a :class:`~faro_pi.exc.ConfigError` whose message is one line
 naming the file and the key.
@@ -18,9 +20,10 @@ import json
 import math
 import os
 import tomllib
-from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
+from typing import Any, get_args, get_type_hints
 
 from faro_pi.exc import ConfigError
 
@@ -40,17 +43,17 @@ REQUIRED = _Required()
 
 @dataclass(frozen=True, slots=True)
 class Key:
-    """One key of the file: its TOML type, default, allowed values and purpose.
+    """One key of the file: its default, purpose, allowed values and TOML type.
 
     ``default`` is :data:`REQUIRED` when the file must give the key, or None
     when leaving it out means "unset". ``choices`` lists every allowed value;
     ``low``/``high`` bound it inclusively and ``above`` exclusively. ``pin``
     marks a BCM GPIO number (which also counts towards pin clashes);
     ``may_disable`` lets ``false`` stand for "not wired" (the value is None);
-    ``hex`` shows the value in hexadecimal, as datasheets do.
+    ``hex`` shows the value in hexadecimal, as datasheets do. ``kind`` is the
+    type of the dataclass field that declares the key, without its None.
     """
 
-    kind: type
     default: object
     meaning: str
     choices: tuple = ()
@@ -60,166 +63,113 @@ class Key:
     pin: bool = False
     may_disable: bool = False
     hex: bool = False
+    kind: type = object
 
 
-def _pin(default: int, meaning: str, may_disable: bool = False) -> Key:
-    return Key(
-        int, default, meaning, low=BCM_PINS[0], high=BCM_PINS[1], pin=True, may_disable=may_disable
+def _key(default: object, meaning: str, **rules: Any) -> Any:
+    """A key, declared as a dataclass field; :data:`SCHEMA` takes its kind from the field's type."""
+    return field(metadata={"key": Key(default, meaning, **rules)})
+
+
+def _pin(default: int, meaning: str, may_disable: bool = False) -> Any:
+    return _key(
+        default, meaning, low=BCM_PINS[0], high=BCM_PINS[1], pin=True, may_disable=may_disable
     )
 
 
+# One field per key: its type, then its default, meaning and what is allowed. Kept as a
+# table by hand because it is read as one.
+# fmt: off
 @dataclass(frozen=True, slots=True)
 class ReaderConfig:
     """The card reader in the shoe."""
 
-    port: str
-    protocol: str
-    baud: int
-    heartbeat_timeout: float
+    port: str = _key(REQUIRED,
+                     "Serial port of the card reader in the shoe, e.g. `/dev/faro-reader`.")
+    protocol: str = _key("fsp1", "Line protocol the reader's firmware speaks.",
+                         choices=("fsp1", "plain"))
+    baud: int = _key(115200, "Serial speed in bits per second; must match the firmware.",
+                     choices=(9600, 19200, 38400, 57600, 115200, 230400, 460800))
+    heartbeat_timeout: float = _key(3.5, "Seconds of silence before the reader is reported lost.",
+                                    above=0)
 
 
 @dataclass(frozen=True, slots=True)
 class JournalConfig:
     """Where every table event is kept."""
 
-    path: Path
+    path: Path = _key("/var/lib/faro-pi/journal.sqlite3",  # noqa: RUF009 (a field, no default)
+                      "SQLite file of every table event; relative to the config file's folder.")
 
 
 @dataclass(frozen=True, slots=True)
 class GpioConfig:
     """How gpiozero reaches the pins."""
 
-    pin_factory: str | None
+    pin_factory: str | None = _key(None, "gpiozero pin library; unset lets gpiozero choose. "
+                                         f"`{PIN_FACTORY_VARIABLE}`, if set, overrides it.",
+                                   choices=("lgpio", "rpigpio", "mock"))
 
 
 @dataclass(frozen=True, slots=True)
 class ButtonsConfig:
     """The dealer's push buttons (BCM pin numbers)."""
 
-    signal: int
-    undo: int
-    new_pack: int
-    bounce: float
-    undo_hold: float
+    signal: int = _pin(17, "BCM pin of the banker's signal button (closes entries).")
+    undo: int = _pin(27, "BCM pin of the undo button.")
+    new_pack: int = _pin(22, "BCM pin of the new-pack button.")
+    bounce: float = _key(0.03, "Seconds of button debounce; 0 turns it off.", low=0, high=1)
+    undo_hold: float = _key(1.5,
+                            "Seconds undo must be held to void the last card, so a brush can't.",
+                            above=0)
 
 
 @dataclass(frozen=True, slots=True)
 class LedsConfig:
     """The case keeper's LEDs behind 74HC595 shift registers (BCM pin numbers)."""
 
-    driver: str
-    data: int
-    clock: int
-    latch: int
-    enable: int | None
-    brightness: float
+    driver: str = _key("74hc595",
+                       "What drives the case keeper's LEDs; `none` if not fitted (frees its pins).",
+                       choices=("74hc595", "none"))
+    data: int = _pin(10, "BCM pin to the shift registers' serial data (SER).")
+    clock: int = _pin(11, "BCM pin to the shift registers' shift clock (SRCLK).")
+    latch: int = _pin(8, "BCM pin to the shift registers' latch (RCLK).")
+    enable: int | None = _pin(18, "BCM pin to output-enable (OE) for brightness and blanking; "
+                                  "`false` if OE is tied low.", may_disable=True)
+    brightness: float = _key(1.0, "LED brightness, 0 (dark) to 1 (full); needs `enable`.",
+                             low=0, high=1)
 
 
 @dataclass(frozen=True, slots=True)
 class DisplayConfig:
     """The small status display on I²C."""
 
-    driver: str
-    i2c_port: int
-    i2c_address: int
-    rotate: int
+    driver: str = _key("ssd1306",
+                       "OLED controller; `none` means no display, `dummy` draws nowhere.",
+                       choices=("ssd1306", "sh1106", "dummy", "none"))
+    i2c_port: int = _key(1, "I²C bus of the display (`/dev/i2c-N`).", low=0)
+    i2c_address: int = _key(0x3C, "I²C address of the display.", low=0x08, high=0x77, hex=True)
+    rotate: int = _key(0, "Display rotation in quarter turns: 0, or 2 if mounted upside down.",
+                       choices=(0, 2))
 
 
 @dataclass(frozen=True, slots=True)
 class ConsoleConfig:
     """The lookout's console, served over HTTP."""
 
-    enabled: bool
-    host: str
-    port: int
-    token: str | None
+    enabled: bool = _key(True, "Serve the lookout's console.")
+    host: str = _key("127.0.0.1",
+                     "Address the console listens on; `0.0.0.0` opens it to the network.")
+    port: int = _key(8077, "TCP port of the console.", low=1, high=65535)
+    token: str | None = _key(
+        None, "Secret the console asks for; unset: the daemon generates one at start.")
 
 
 @dataclass(frozen=True, slots=True)
 class LogConfig:
     """How much the daemon says."""
 
-    verbose: bool
-
-
-@dataclass(frozen=True, slots=True)
-class Section:
-    """A ``[table]`` of the file: the dataclass it becomes and its keys in order."""
-
-    cls: type
-    keys: dict[str, Key]
-
-
-# One row per key: type, default, meaning, then what is allowed. Kept as a table
-# by hand because it is read as one.
-# fmt: off
-SCHEMA: dict[str, Section] = {
-    "reader": Section(ReaderConfig, {
-        "port": Key(str, REQUIRED,
-                    "Serial port of the card reader in the shoe, e.g. `/dev/faro-reader`."),
-        "protocol": Key(str, "fsp1", "Line protocol the reader's firmware speaks.",
-                        choices=("fsp1", "plain")),
-        "baud": Key(int, 115200, "Serial speed in bits per second; must match the firmware.",
-                    choices=(9600, 19200, 38400, 57600, 115200, 230400, 460800)),
-        "heartbeat_timeout": Key(float, 3.5,
-                                 "Seconds of silence before the reader is reported lost.",
-                                 above=0),
-    }),
-    "journal": Section(JournalConfig, {
-        "path": Key(Path, "/var/lib/faro-pi/journal.sqlite3",
-                    "SQLite file of every table event; relative to the config file's folder."),
-    }),
-    "gpio": Section(GpioConfig, {
-        "pin_factory": Key(str, None,
-                           "gpiozero pin library; unset lets gpiozero choose. "
-                           f"`{PIN_FACTORY_VARIABLE}`, if set, overrides it.",
-                           choices=("lgpio", "rpigpio", "mock")),
-    }),
-    "buttons": Section(ButtonsConfig, {
-        "signal": _pin(17, "BCM pin of the banker's signal button (closes entries)."),
-        "undo": _pin(27, "BCM pin of the undo button."),
-        "new_pack": _pin(22, "BCM pin of the new-pack button."),
-        "bounce": Key(float, 0.03, "Seconds of button debounce; 0 turns it off.",
-                      low=0, high=1),
-        "undo_hold": Key(float, 1.5,
-                         "Seconds undo must be held to void the last card, so a brush can't.",
-                         above=0),
-    }),
-    "leds": Section(LedsConfig, {
-        "driver": Key(str, "74hc595",
-                      "What drives the case keeper's LEDs; `none` if not fitted (frees its pins).",
-                      choices=("74hc595", "none")),
-        "data": _pin(10, "BCM pin to the shift registers' serial data (SER)."),
-        "clock": _pin(11, "BCM pin to the shift registers' shift clock (SRCLK)."),
-        "latch": _pin(8, "BCM pin to the shift registers' latch (RCLK)."),
-        "enable": _pin(18, "BCM pin to output-enable (OE) for brightness and blanking; "
-                           "`false` if OE is tied low.", may_disable=True),
-        "brightness": Key(float, 1.0, "LED brightness, 0 (dark) to 1 (full); needs `enable`.",
-                          low=0, high=1),
-    }),
-    "display": Section(DisplayConfig, {
-        "driver": Key(str, "ssd1306",
-                      "OLED controller; `none` means no display, `dummy` draws nowhere.",
-                      choices=("ssd1306", "sh1106", "dummy", "none")),
-        "i2c_port": Key(int, 1, "I²C bus of the display (`/dev/i2c-N`).", low=0),
-        "i2c_address": Key(int, 0x3C, "I²C address of the display.",
-                           low=0x08, high=0x77, hex=True),
-        "rotate": Key(int, 0, "Display rotation in quarter turns: 0, or 2 if mounted upside down.",
-                      choices=(0, 2)),
-    }),
-    "console": Section(ConsoleConfig, {
-        "enabled": Key(bool, True, "Serve the lookout's console."),
-        "host": Key(str, "127.0.0.1",
-                    "Address the console listens on; `0.0.0.0` opens it to the network."),
-        "port": Key(int, 8077, "TCP port of the console.", low=1, high=65535),
-        "token": Key(str, None,
-                     "Secret the console asks for; unset: the daemon generates one at start."),
-    }),
-    "log": Section(LogConfig, {
-        "verbose": Key(bool, False,
-                       "Log every reader line and button press, not just table events."),
-    }),
-}
+    verbose: bool = _key(False, "Log every reader line and button press, not just table events.")
 # fmt: on
 
 
@@ -237,18 +187,50 @@ class Config:
     log: LogConfig
 
     def pins(self) -> dict[str, int]:
-        """Key → BCM pin of every wired GPIO, for the doctor and the wiring docs."""
-        return dict(_wired_pins(self))
+        """Key → BCM pin of every wired GPIO, for the doctor and the wiring docs.
+
+        A driver of ``none`` leaves its pins free.
+        """
+        pins = {}
+        for name, section in SCHEMA.items():
+            part = getattr(self, name)
+            if getattr(part, "driver", None) == "none":
+                continue
+            for key, spec in section.keys.items():
+                if spec.pin and getattr(part, key) is not None:
+                    pins[f"{name}.{key}"] = getattr(part, key)
+        return pins
+
+
+@dataclass(frozen=True, slots=True)
+class Section:
+    """A ``[table]`` of the file: the dataclass it becomes and its keys in order."""
+
+    cls: type
+    keys: dict[str, Key]
+
+
+def _section(cls: type) -> Section:
+    """A section's keys, read off its dataclass: each field's Key, of the field's type."""
+    types = get_type_hints(cls)
+    keys = {}
+    for declared in fields(cls):
+        kind = types[declared.name]
+        kind = next((arg for arg in get_args(kind) if arg is not type(None)), kind)
+        keys[declared.name] = replace(declared.metadata["key"], kind=kind)
+    return Section(cls, keys)
+
+
+SCHEMA: dict[str, Section] = {name: _section(cls) for name, cls in get_type_hints(Config).items()}
+"""Every section of the file, in order, with its keys: what validation and the README follow."""
 
 
 def load_config(path: str | os.PathLike[str], environ: Mapping[str, str] = os.environ) -> Config:
     """Read and check the config file; the environment is read here and only here."""
     try:
-        data = Path(path).read_bytes()
+        text = Path(path).read_bytes().decode("utf-8")
     except OSError as exc:
         raise ConfigError(f"{os.fspath(path)}: cannot read config: {exc.strerror or exc}") from exc
-    try:
-        text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise ConfigError(f"{os.fspath(path)}: not UTF-8 text: {exc.reason}") from exc
     return parse_config(
@@ -271,57 +253,65 @@ def parse_config(
     try:
         document = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{source}: {_one_line(str(exc))}") from exc
+        raise ConfigError(f"{source}: {' '.join(str(exc).split())}") from exc
 
     for name in document:
         if name not in SCHEMA:
             known = ", ".join(SCHEMA)
             raise ConfigError(f"{source}: {name}: unknown section (known: {known})", name)
-
+    sections = {name: _read_section(source, name, document.get(name, {})) for name in SCHEMA}
+    if environ is not None and environ.get(PIN_FACTORY_VARIABLE):
+        sections["gpio"]["pin_factory"] = _factory_from(environ[PIN_FACTORY_VARIABLE])
     base = Path(base_dir if base_dir is not None else ".").absolute()
-    sections = {}
-    for name, section in SCHEMA.items():
-        table = document.get(name, {})
-        if not isinstance(table, dict):
+    sections["journal"]["path"] = base / sections["journal"]["path"]
+
+    config = Config(**{name: SCHEMA[name].cls(**values) for name, values in sections.items()})
+    _check_together(source, config)
+    return config
+
+
+def _read_section(source: str, name: str, table: object) -> dict[str, object]:
+    """The values of one ``[table]``, each checked alone, with the defaults of keys left out."""
+    section = SCHEMA[name]
+    if not isinstance(table, dict):
+        raise ConfigError(
+            f"{source}: {name}: expected a table [{name}], got {_kind_name(table)}", name
+        )
+    for key in table:
+        if key not in section.keys:
+            known = ", ".join(section.keys)
             raise ConfigError(
-                f"{source}: {name}: expected a table [{name}], got {_kind_name(table)}", name
+                f"{source}: {name}.{key}: unknown key (known: {known})", f"{name}.{key}"
             )
-        for key in table:
-            if key not in section.keys:
-                known = ", ".join(section.keys)
-                raise ConfigError(
-                    f"{source}: {name}.{key}: unknown key (known: {known})", f"{name}.{key}"
-                )
-        values = {}
-        for key, spec in section.keys.items():
-            dotted = f"{name}.{key}"
-            if key not in table:
-                if spec.default is REQUIRED:
-                    meaning = spec.meaning.rstrip(".")
-                    raise ConfigError(
-                        f"{source}: {dotted}: required key is missing ({meaning})", dotted
-                    )
-                values[key] = _default(spec)
-                continue
+    values = {}
+    for key, spec in section.keys.items():
+        dotted = f"{name}.{key}"
+        if key in table:
             try:
                 values[key] = _check(spec, table[key])
             except _Invalid as exc:
                 raise ConfigError(f"{source}: {dotted}: {exc}", dotted) from None
-        sections[name] = values
+        elif spec.default is REQUIRED:
+            meaning = spec.meaning.rstrip(".")
+            raise ConfigError(f"{source}: {dotted}: required key is missing ({meaning})", dotted)
+        else:
+            values[key] = None if spec.default is None else spec.kind(spec.default)
+    return values
 
-    if environ is not None and environ.get(PIN_FACTORY_VARIABLE):
-        try:
-            factory = _check(SCHEMA["gpio"].keys["pin_factory"], environ[PIN_FACTORY_VARIABLE])
-        except _Invalid as exc:
-            raise ConfigError(
-                f"environment: {PIN_FACTORY_VARIABLE}: {exc} (it overrides gpio.pin_factory)",
-                PIN_FACTORY_VARIABLE,
-            ) from None
-        sections["gpio"]["pin_factory"] = factory
 
-    sections["journal"]["path"] = base / sections["journal"]["path"]
+def _factory_from(value: str) -> object:
+    """``GPIOZERO_PIN_FACTORY``, checked as gpio.pin_factory is (it overrides that key)."""
+    try:
+        return _check(SCHEMA["gpio"].keys["pin_factory"], value)
+    except _Invalid as exc:
+        raise ConfigError(
+            f"environment: {PIN_FACTORY_VARIABLE}: {exc} (it overrides gpio.pin_factory)",
+            PIN_FACTORY_VARIABLE,
+        ) from None
 
-    config = Config(**{name: SCHEMA[name].cls(**values) for name, values in sections.items()})
+
+def _check_together(source: str, config: Config) -> None:
+    """What no key can check alone: dimming needs OE wired, and no pin serves two keys."""
     leds = config.leds
     if leds.driver != "none" and leds.enable is None and leds.brightness != 1:
         raise ConfigError(
@@ -329,13 +319,11 @@ def parse_config(
             "leds.brightness",
         )
     owners: dict[int, str] = {}
-    for dotted, pin in _wired_pins(config):
-        if pin in owners:
+    for dotted, pin in config.pins().items():
+        if owners.setdefault(pin, dotted) != dotted:
             raise ConfigError(
                 f"{source}: {dotted}: pin {pin} is already used by {owners[pin]}", dotted
             )
-        owners[pin] = dotted
-    return config
 
 
 def reference_markdown() -> str:
@@ -357,18 +345,6 @@ def reference_markdown() -> str:
     return "\n".join(rows) + "\n"
 
 
-def _wired_pins(config: Config) -> Iterator[tuple[str, int]]:
-    """Every GPIO the table uses; a driver of ``none`` leaves its pins free."""
-    for name, section in SCHEMA.items():
-        part = getattr(config, name)
-        if getattr(part, "driver", None) == "none":
-            continue
-        for key, spec in section.keys.items():
-            value = getattr(part, key)
-            if spec.pin and value is not None:
-                yield f"{name}.{key}", value
-
-
 class _Invalid(Exception):
     """A value that breaks its key's rule; the text says how."""
 
@@ -377,16 +353,9 @@ def _check(spec: Key, value: object) -> object:
     """The value as the daemon uses it, or :class:`_Invalid`."""
     if spec.may_disable and value is False:
         return None
-    if spec.kind is bool:
-        ok = isinstance(value, bool)
-    elif spec.kind is int:
-        ok = isinstance(value, int) and not isinstance(value, bool)
-    elif spec.kind is float:
-        ok = isinstance(value, int | float) and not isinstance(value, bool)
-        value = float(value) if ok else value
-    else:
-        ok = isinstance(value, str)
-    if not ok:
+    if spec.kind is float and type(value) is int:
+        value = float(value)
+    if type(value) is not (str if spec.kind is Path else spec.kind):
         raise _Invalid(f"expected {_type_name(spec, article=True)}, got {_kind_name(value)}")
 
     if spec.kind in (str, Path) and not value:
@@ -406,12 +375,6 @@ def _check(spec: Key, value: object) -> object:
     return Path(value) if spec.kind is Path else value
 
 
-def _default(spec: Key) -> object:
-    if spec.default is None:
-        return None
-    return spec.kind(spec.default)
-
-
 def _shown(value: object, as_hex: bool = False) -> str:
     """A value as it would be written in TOML."""
     if isinstance(value, bool):
@@ -423,29 +386,24 @@ def _shown(value: object, as_hex: bool = False) -> str:
     return repr(value)
 
 
+_TYPE_NAMES = {
+    bool: "a boolean",
+    int: "an integer",
+    float: "a float",
+    str: "a string",
+    Path: "a string (path)",
+}
+
+
 def _type_name(spec: Key, article: bool = False) -> str:
-    name, a = {
-        bool: ("boolean", "a"),
-        int: ("integer", "an"),
-        float: ("float", "a"),
-        str: ("string", "a"),
-        Path: ("string (path)", "a"),
-    }[spec.kind]
-    if spec.may_disable:
-        name += " or false"
-    return f"{a} {name}" if article else name
+    name = _TYPE_NAMES[spec.kind] + (" or false" if spec.may_disable else "")
+    return name if article else name.split(" ", 1)[1]
 
 
 def _kind_name(value: object) -> str:
     """What TOML type a parsed value came from, with the value if it is short."""
-    for kind, name in (
-        (bool, "a boolean"),
-        (int, "an integer"),
-        (float, "a float"),
-        (str, "a string"),
-    ):
-        if isinstance(value, kind):
-            return f"{name} ({_shown(value)})"
+    if type(value) in (bool, int, float, str):
+        return f"{_TYPE_NAMES[type(value)]} ({_shown(value)})"
     if isinstance(value, dict):
         return "a table"
     if isinstance(value, list):
@@ -476,7 +434,3 @@ def _allowed(spec: Key) -> str:
     if spec.may_disable:
         allowed += ", or `false` (not wired)"
     return allowed
-
-
-def _one_line(text: str) -> str:
-    return " ".join(text.split())
