@@ -4,7 +4,8 @@ gpiozero calls back from its own threads; this module only names what was
 pressed and hands that word to the table's loop through ``hand``: ``signal``,
 ``new_pack``, ``undo`` (a short press) or ``void`` (undo held down). Which
 backend drives the pins is gpiozero's business: a real Pi's lgpio or
-RPi.GPIO, or the mock factory in the simulator and the tests.
+RPi.GPIO, or the mock factory in the simulator and the tests, named in the
+config and found by :func:`faro_pi.devices.pins.pin_factory`.
 """
 
 from __future__ import annotations
@@ -12,33 +13,9 @@ from __future__ import annotations
 import warnings
 from collections.abc import Callable
 
+from faro_pi.devices.pins import pin_factory as pin_factory  # the daemon's and doctor's import
 from faro_pi.exc import FaroError
 from faro_pi.service.config import ButtonsConfig
-
-
-def pin_factory(name: str | None):
-    """The gpiozero pin factory called ``name``, or None to let gpiozero choose."""
-    if name is None:
-        return None
-    try:
-        if name == "mock":
-            from gpiozero.pins.mock import MockFactory
-
-            return MockFactory()
-        if name == "lgpio":
-            from gpiozero.pins.lgpio import LGPIOFactory
-
-            return LGPIOFactory()
-        if name == "rpigpio":
-            from gpiozero.pins.rpigpio import RPiGPIOFactory
-
-            return RPiGPIOFactory()
-    except Exception as exc:
-        raise FaroError(
-            f"gpio.pin_factory = {name!r} cannot load: {exc} "
-            '(on a machine without GPIO use pin_factory = "mock")'
-        ) from exc
-    raise FaroError(f"gpio.pin_factory = {name!r}: unknown pin factory")
 
 
 class ShoeButtons:
