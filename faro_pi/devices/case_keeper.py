@@ -30,7 +30,8 @@ from faro_pi.devices.wiring import ALL_LIT, frame_bytes
 from faro_pi.exc import FaroError
 from faro_pi.game.cards import RANKS, SUITS, Card
 from faro_pi.game.events import Alarm, CardDrawn, Clear, Event, Shuffle, Void
-from faro_pi.game.rules import LAST_THREE, PACK_SIZE, Table
+from faro_pi.game.pack import LAST_THREE, PACK_SIZE
+from faro_pi.game.rules import Table
 from faro_pi.service.config import LedsConfig
 
 log = logging.getLogger("faro_pi")
@@ -190,7 +191,7 @@ class ShiftRegisters(CompositeDevice):
 
 
 class CaseKeeper:
-    """The LEDs of the case, told of every applied event by the daemon (a watcher).
+    """The LEDs of the case: an :class:`~faro_pi.devices.Output`, told of every applied event.
 
     OE is held high (blank) from the start until the first frame is latched,
     then set to ``config.brightness`` (PWM when dimmed). ``tick`` is the
@@ -202,8 +203,6 @@ class CaseKeeper:
             raise FaroError(f"leds.driver = {config.driver!r}: no case keeper to drive")
         self.brightness = config.brightness
         self.tick = tick
-        self.latches = 0
-        """Frames written and latched."""
         self.shown: int | None = None
         """The frame latched last; None before the first."""
         self.steady = ALL_LIT
@@ -275,12 +274,18 @@ class CaseKeeper:
         """Waits until no signal is stepping: the steady case is what shows."""
         await self._still.wait()
 
+    async def settled(self) -> None:
+        """Returns at once: :meth:`show` has latched the new state before it returned.
+
+        The signal drawn over it may blink for as long as an alarm stands, so
+        this does not wait for :meth:`still`.
+        """
+
     def latch(self, frame: int) -> None:
         """Writes ``frame`` unless it is already showing; the first one also lights the LEDs."""
         if frame == self.shown:
             return
         self._chain.write(frame)
-        self.latches += 1
         first = self.shown is None
         self.shown = frame
         if first and self._enable is not None:
