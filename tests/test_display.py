@@ -27,26 +27,12 @@ from luma.core.interface.serial import i2c
 from luma.oled.device import sh1106, ssd1306
 from PIL import Image, ImageChops
 
+from faro_pi.devices import Output
 from faro_pi.devices.oled import display as display_module
-from faro_pi.devices.oled.display import (
-    SH1106,
-    SSD1306,
-    TableDisplay,
-    changed_runs,
-    frame_pages,
-    windows,
-)
-from faro_pi.devices.oled.screens import (
-    HEIGHT,
-    PIPS,
-    SUITS,
-    WIDTH,
-    ScreenView,
-    render,
-    text_width,
-    view,
-    wrap,
-)
+from faro_pi.devices.oled.display import TableDisplay
+from faro_pi.devices.oled.flush import SH1106, SSD1306, changed_runs, frame_pages, windows
+from faro_pi.devices.oled.glyphs import HEIGHT, PIPS, SUITS, WIDTH, small, text_width, wrap
+from faro_pi.devices.oled.screens import ScreenView, render, view
 from faro_pi.game.cards import DECK, parse_card, parse_rank
 from faro_pi.game.demo import play
 from faro_pi.game.events import LOCK, SHUFFLE, Alarm, Bet, Call, CardDrawn, Clear, Session
@@ -267,8 +253,6 @@ def test_the_suits_are_square_bitmaps():
 
 
 def test_long_alarm_text_is_wrapped_and_cut():
-    from faro_pi.devices.oled.screens import small
-
     lines = wrap("word " * 80, small(), WIDTH, 4)
     assert len(lines) == 4 and lines[-1].endswith("…")
     assert all(text_width(line) <= WIDTH for line in lines)
@@ -432,6 +416,21 @@ def shows(bus: VirtualOled, table: Table, page: int = 0) -> bool:
     return ImageChops.difference(bus.image(), render(view(table), page)).getbbox() is None
 
 
+def settle(oled: TableDisplay, timeout: float = 5.0) -> None:
+    """From outside a loop, what the daemon awaits: the latest view on the glass, or a failure."""
+    asyncio.run(oled.settled(timeout))
+
+
+def recovers(oled: TableDisplay, timeout: float = 10.0) -> bool:
+    """Waits until a failing display has drawn again; False if ``timeout`` came first."""
+    deadline = time.monotonic() + timeout
+    while oled.failing:
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.005)
+    return True
+
+
 @pytest.mark.parametrize("driver", ["ssd1306", "sh1106"])
 def test_the_watcher_puts_the_table_on_the_glass(driver, closing):
     bus = VirtualOled(driver)
@@ -439,15 +438,17 @@ def test_the_watcher_puts_the_table_on_the_glass(driver, closing):
     closing(oled)
     game = first_turn()
     oled.show(game.table, None)
-    assert oled.idle(5)
+    settle(oled)
     assert shows(bus, game.table)
     frames, sent = oled.frames, bus.bytes_sent
     game.bet("Ann", "Q", 2)  # nothing visible: nothing drawn, nothing sent
     oled.show(game.table, None)
-    assert oled.idle(5) and oled.frames == frames and bus.bytes_sent == sent
+    settle(oled)
+    assert oled.frames == frames and bus.bytes_sent == sent
     game.apply(LOCK).deal()
     oled.show(game.table, None)
-    assert oled.idle(5) and shows(bus, game.table)
+    settle(oled)
+    assert shows(bus, game.table)
     assert bus.bytes_sent - sent < 0.6 * 1024  # the cards, the header, the settlements gone
 
 
@@ -457,7 +458,7 @@ def test_rotated_half_a_turn(closing):
     closing(oled)
     game = first_turn()
     oled.show(game.table, None)
-    assert oled.idle(5)
+    settle(oled)
     assert bus.image() == render(view(game.table)).rotate(180)
 
 
@@ -465,12 +466,13 @@ def test_none_draws_nothing_and_dummy_keeps_the_picture(closing):
     nothing = TableDisplay(config("none"))
     closing(nothing)
     nothing.show(first_turn().table, None)
-    assert nothing.device is None and nothing.idle(0)
+    settle(nothing)
+    assert nothing.device is None
     dummy = TableDisplay(config("dummy"))
     closing(dummy)
     table = first_turn().table
     dummy.show(table, None)
-    assert dummy.idle(5)
+    settle(dummy)
     assert ImageChops.difference(dummy.device.image, render(view(table))).getbbox() is None
 
 
@@ -478,7 +480,8 @@ def test_close_switches_the_display_off_and_stops_the_worker():
     bus = VirtualOled()
     oled = TableDisplay(config(), bus=bus)
     oled.show(first_turn().table, None)
-    assert oled.idle(5) and bus.on
+    settle(oled)
+    assert bus.on
     oled.close()
     assert not bus.on and not any(bus.ram)
     assert not any(t.name == "oled" and t.is_alive() for t in threading.enumerate())
@@ -514,7 +517,7 @@ def test_the_loop_never_waits_and_stale_views_are_dropped(closing):
     assert slowest < 0.05
     assert oled.frames == 0
     bus.gate.set()
-    assert oled.idle(5)
+    settle(oled)
     assert oled.frames == 2  # the first and the latest; the five between were never drawn
     assert shows(bus, game.table)
 
@@ -557,7 +560,7 @@ def test_a_failing_display_is_logged_once_and_tried_again(error, caplog, closing
         assert bus.wait_tries(4)
         assert oled.failing and oled.frames == 0
         bus.plugged = True
-        assert oled.idle(10)
+        assert recovers(oled)
     assert shows(bus, game.table)
     assert oled.device is device  # built once, however many tries
     warnings = [r for r in caplog.records if r.levelno == logging.WARNING]
@@ -573,7 +576,7 @@ def test_a_display_that_comes_back_gets_its_start_up_and_a_whole_frame(closing):
     closing(oled)
     game = first_turn()
     oled.show(game.table, None)
-    assert oled.idle(5)
+    settle(oled)
     bus.plugged = False  # the cable is pulled; the panel loses power and its memory
     game.apply(LOCK).deal()
     oled.show(game.table, None)
@@ -581,7 +584,7 @@ def test_a_display_that_comes_back_gets_its_start_up_and_a_whole_frame(closing):
     bus.ram[:] = bytes(len(bus.ram))
     bus.on = False
     bus.plugged = True
-    assert oled.idle(10)
+    assert recovers(oled)
     assert bus.on and shows(bus, game.table)
 
 
@@ -624,6 +627,7 @@ def test_settled_waits_on_the_loop_for_the_glass_or_a_failure():
     async def main():
         bus = GatedBus()
         oled = TableDisplay(config(), bus=bus, retry=10)
+        assert isinstance(oled, Output)
         try:
             game = first_turn()
             oled.show(game.table, None)

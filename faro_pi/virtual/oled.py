@@ -10,7 +10,7 @@ what :meth:`image` returns is what the glass would show.
 
 **Frames.** A flush is complete when the byte at the bottom-right corner of
 the screen is written (a full frame, as luma's own devices send it), or at a
-NOP command (``0xE3``) after data, which is how :mod:`faro_pi.devices.oled.display` ends
+NOP command (``0xE3``) after data, which is how :mod:`faro_pi.devices.oled.flush` ends
 a flush that changed only part of the screen. :attr:`frames` counts them,
 and :attr:`pictures` keeps what the glass showed after each one that changed
 it, with the time, for :meth:`save_gif`.
@@ -66,6 +66,18 @@ ARGUMENTS = {
 }
 
 RAM_WIDTH = {"ssd1306": 128, "sh1106": 132}
+
+SWITCHES = {
+    0xA0: ("segment_remap", False),
+    0xA1: ("segment_remap", True),
+    0xA4: ("all_on", False),
+    0xA5: ("all_on", True),
+    0xA6: ("inverted", False),
+    0xA7: ("inverted", True),
+    0xAE: ("on", False),
+    0xAF: ("on", True),
+}
+"""Commands that set one of the controller's switches, both controllers alike."""
 
 
 class VirtualOled:
@@ -154,37 +166,42 @@ class VirtualOled:
             self._execute(command[0], command[1:])
 
     def _execute(self, op: int, args: list[int]) -> None:
-        sh1106 = self.controller == "sh1106"
-        if op <= 0x0F:
-            self.column = (self.column & 0xF0) | op
-        elif op <= 0x1F:
-            self.column = (self.column & 0x0F) | (op & 0x0F) << 4
-        elif op == 0x20 and not sh1106:
-            self.mode = args[0] & 0x03
-        elif op == 0x21 and not sh1106:
-            self.columns = (args[0] & 0x7F, args[1] & 0x7F)
-            self.column = self.columns[0]
-        elif op == 0x22 and not sh1106:
-            self.pages = (args[0] & 0x07, args[1] & 0x07)
-            self.page = self.pages[0]
+        if op <= 0x1F or 0xB0 <= op <= 0xB7:
+            self._point(op)
+        elif op in (0x20, 0x21, 0x22):
+            if self.controller == "ssd1306":  # the SH1106 has page addressing only
+                self._window(op, args)
+        elif op in SWITCHES:
+            name, value = SWITCHES[op]
+            setattr(self, name, value)
         elif 0x40 <= op <= 0x7F:
             self.start_line = op & 0x3F
         elif op == 0x81:
             self.contrast = args[0]
-        elif op in (0xA0, 0xA1):
-            self.segment_remap = op == 0xA1
-        elif op in (0xA4, 0xA5):
-            self.all_on = op == 0xA5
-        elif op in (0xA6, 0xA7):
-            self.inverted = op == 0xA7
-        elif op in (0xAE, 0xAF):
-            self.on = op == 0xAF
-        elif 0xB0 <= op <= 0xB7:
-            self.page = op & 0x07
         elif 0xC0 <= op <= 0xCF:
             self.com_reversed = bool(op & 0x08)
         elif op == NOP:
             self._frame()
+
+    def _point(self, op: int) -> None:
+        """Page addressing: the column's low or high nibble, or the page."""
+        if op <= 0x0F:
+            self.column = (self.column & 0xF0) | op
+        elif op <= 0x1F:
+            self.column = (self.column & 0x0F) | (op & 0x0F) << 4
+        else:
+            self.page = op & 0x07
+
+    def _window(self, op: int, args: list[int]) -> None:
+        """The SSD1306's addressing mode, column window and page window."""
+        if op == 0x20:
+            self.mode = args[0] & 0x03
+        elif op == 0x21:
+            self.columns = (args[0] & 0x7F, args[1] & 0x7F)
+            self.column = self.columns[0]
+        else:
+            self.pages = (args[0] & 0x07, args[1] & 0x07)
+            self.page = self.pages[0]
 
     def _data(self, byte: int) -> None:
         if self.column < self.ram_width:

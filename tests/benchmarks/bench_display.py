@@ -11,6 +11,7 @@ Run: ``.venv/bin/python -m tests.benchmarks.bench_display``
 
 from __future__ import annotations
 
+import asyncio
 import random
 import statistics
 import time
@@ -19,7 +20,8 @@ from unittest import mock
 from luma.core.interface.serial import i2c
 from luma.oled.device import sh1106, ssd1306
 
-from faro_pi.devices.oled.display import SH1106, SSD1306, TableDisplay
+from faro_pi.devices.oled.display import TableDisplay
+from faro_pi.devices.oled.flush import SH1106, SSD1306
 from faro_pi.devices.oled.screens import render, view
 from faro_pi.game.demo import play
 from faro_pi.game.events import CardDrawn
@@ -92,7 +94,7 @@ def watcher_cost(seats: tuple[str, ...]) -> list[float]:
             start = time.perf_counter()
             oled.show(table, event)
             samples.append(time.perf_counter() - start)
-        oled.idle(10)
+        asyncio.run(oled.settled())
     finally:
         oled.close()
     return samples

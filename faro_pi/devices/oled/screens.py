@@ -3,8 +3,9 @@
 :func:`view` runs on the daemon's loop after every event, so it only copies
 the few things the screen needs into a frozen :class:`ScreenView`; an event
 that changes nothing visible (a bet, say) gives an equal view and no redraw.
-:func:`render` turns a view into a 128×64 one-bit image and knows nothing of
-the device: :mod:`faro_pi.devices.oled.display` carries the bytes.
+:func:`render` lays a view out as a 128×64 one-bit image, drawn with
+:mod:`~faro_pi.devices.oled.glyphs`, and knows nothing of the device:
+:mod:`faro_pi.devices.oled.display` carries the bytes.
 
 The screen is read by people standing round the table, a metre away: the
 ranks of the cards are 21 pixels tall, text is never smaller than 11-pixel
@@ -17,18 +18,32 @@ only the part that changed.
 from __future__ import annotations
 
 import math
-import unicodedata
 from dataclasses import dataclass
-from functools import cache
 
-from PIL import Image, ImageDraw, ImageFont
+from PIL import Image, ImageDraw
 
-from faro_pi.game.cards import SUIT_SYMBOLS, Card, rank_name
-from faro_pi.game.rules import LAST_THREE, PACK_SIZE, Table
-
-WIDTH, HEIGHT = 128, 64
-LIT, DARK = 255, 0
-"""A pixel on and off, as a one-bit image holds them."""
+from faro_pi.devices.oled.glyphs import (
+    DARK,
+    HEIGHT,
+    LIT,
+    SHOE,
+    WIDTH,
+    bitmap,
+    card_width,
+    draw_card,
+    fit,
+    medium,
+    plain,
+    signed,
+    small,
+    text_width,
+    wrap,
+    write,
+    write_right,
+)
+from faro_pi.game.cards import Card
+from faro_pi.game.pack import LAST_THREE, PACK_SIZE
+from faro_pi.game.rules import Table
 
 ROWS = 4
 """Balances on one page, below its title."""
@@ -39,171 +54,6 @@ ALARM_TITLES = {
     "gap": "CARDS MISSING?",
     "lost": "READER LOST",
 }
-
-# The suits are drawn from these bitmaps, not from a font (Pillow's has no
-# suit glyphs): 15×15 beside the big ranks of the turn, where a suit fills two
-# of the controller's pages and no more, and 9×9 as the index of a row of three.
-SUITS = {
-    "S": (
-        ".......#.......",
-        "......###......",
-        ".....#####.....",
-        "....#######....",
-        "...#########...",
-        "..###########..",
-        ".#############.",
-        "###############",
-        "###############",
-        "###############",
-        ".#####.#.#####.",
-        "..###..#..###..",
-        "......###......",
-        ".....#####.....",
-        "....#######....",
-    ),
-    "H": (
-        "...............",
-        "..####...####..",
-        ".######.######.",
-        "###############",
-        "###############",
-        "###############",
-        "###############",
-        ".#############.",
-        "..###########..",
-        "...#########...",
-        "....#######....",
-        ".....#####.....",
-        "......###......",
-        ".......#.......",
-        "...............",
-    ),
-    "D": (
-        ".......#.......",
-        "......###......",
-        ".....#####.....",
-        ".....#####.....",
-        "....#######....",
-        "...#########...",
-        "..###########..",
-        ".#############.",
-        "..###########..",
-        "...#########...",
-        "....#######....",
-        ".....#####.....",
-        ".....#####.....",
-        "......###......",
-        ".......#.......",
-    ),
-    "C": (
-        "......###......",
-        ".....#####.....",
-        "....#######....",
-        "....#######....",
-        "....#######....",
-        ".....#####.....",
-        "..###.###.###..",
-        ".#############.",
-        "###############",
-        "###############",
-        ".#####.#.#####.",
-        "..###..#..###..",
-        "......###......",
-        ".....#####.....",
-        "....#######....",
-    ),
-}
-"""The suits beside the big ranks."""
-
-PIPS = {
-    "S": (
-        "....#....",
-        "...###...",
-        "..#####..",
-        ".#######.",
-        "#########",
-        "#########",
-        ".##.#.##.",
-        "....#....",
-        "...###...",
-    ),
-    "H": (
-        ".##...##.",
-        "####.####",
-        "#########",
-        "#########",
-        ".#######.",
-        "..#####..",
-        "...###...",
-        "....#....",
-        ".........",
-    ),
-    "D": (
-        "....#....",
-        "...###...",
-        "..#####..",
-        ".#######.",
-        "#########",
-        ".#######.",
-        "..#####..",
-        "...###...",
-        "....#....",
-    ),
-    "C": (
-        "...###...",
-        "..#####..",
-        "..#####..",
-        "##.###.##",
-        "#########",
-        "##.###.##",
-        "....#....",
-        "...###...",
-        "..#####..",
-    ),
-}
-"""The suits as a small index, for rows of three cards."""
-
-
-SHOE = (
-    "..#####",
-    "..#...#",
-    "#####.#",
-    "#...#.#",
-    "#...#.#",
-    "#...###",
-    "#...#..",
-    "#####..",
-)
-"""Two cards, one behind the other: the cards still in the shoe, beside their number."""
-
-
-@cache
-def _bitmap(rows: tuple[str, ...]) -> Image.Image:
-    image = Image.new("1", (len(rows[0]), len(rows)))
-    image.putdata([LIT if c == "#" else DARK for row in rows for c in row])
-    return image
-
-
-def _suit(suit: str, small: bool) -> Image.Image:
-    return _bitmap((PIPS if small else SUITS)[suit])
-
-
-@cache
-def _font(size: int) -> ImageFont.FreeTypeFont:
-    """Pillow's own font (Aileron), so nothing but the installed packages is needed."""
-    return ImageFont.load_default(size)
-
-
-def small() -> ImageFont.FreeTypeFont:
-    return _font(11)
-
-
-def medium() -> ImageFont.FreeTypeFont:
-    return _font(13)
-
-
-def big() -> ImageFont.FreeTypeFont:
-    return _font(28)
 
 
 # -- the snapshot ---------------------------------------------------------------
@@ -390,90 +240,39 @@ LINES = (48, 62)
 ROWS_AT = (23, 36, 49, 62)
 """Baselines of the four lines below a title (balances, alarm text)."""
 LOSER_X, WINNER_X = 2, 72
-SPACE = 4
-"""Pixels between words: the font's own space is 2 in crisp mode, too little across a table."""
-
-
-def _text(draw, x: float, y: int, text: str, font=None, fill: int = LIT) -> float:
-    """Draws ``text`` with its baseline on row ``y``, word by word; returns where it ends."""
-    font = font or small()
-    for word in text.split(" "):
-        if word:
-            draw.text((x, y), word, font=font, fill=fill, anchor="ls")
-        x += font.getlength(word, mode="1") + SPACE
-    return x - SPACE
-
-
-def _right(draw, y: int, text: str, font=None, fill: int = LIT, end: int = WIDTH) -> float:
-    """Draws ``text`` with its last lit column just before ``end``; returns where it starts."""
-    font = font or small()
-    head, _, last = text.rpartition(" ")
-    ink = font.getbbox(last, mode="1", anchor="ls")[2]
-    x = end - ink - (text_width(head, font) + SPACE if head else 0)
-    _text(draw, x, y, text, font, fill)
-    return x
 
 
 def _badge(draw, x: float, y: int, word: str) -> float:
     """A word in a white box, seen from across the table; returns where the box ends."""
     width = text_width(word)
     draw.rectangle((x, y - 10, x + width + 3, y + 1), fill=LIT)
-    _text(draw, x + 2, y, word, fill=DARK)
+    write(draw, x + 2, y, word, fill=DARK)
     return x + width + 4
 
 
 def _bar(draw, title: str) -> None:
     """A title in a white bar across the top: this screen wants someone to act."""
     draw.rectangle((0, 0, WIDTH - 1, 13), fill=LIT)
-    _text(draw, 2, 11, title, medium(), fill=DARK)
+    write(draw, 2, 11, title, medium(), fill=DARK)
 
 
 def _header(image: Image.Image, draw, title: str, view: ScreenView, left: bool = True) -> None:
     """The title, the cards left in the shoe, and whether entries are open."""
-    _text(draw, 0, TOP, title)
+    write(draw, 0, TOP, title)
     if left:
-        x = _right(draw, TOP, str(view.left), end=74)
-        image.paste(LIT, (round(x) - 10, 0), _bitmap(SHOE))
-    _right(draw, TOP, view.entries.upper())
-
-
-def card_width(card: Card, index: bool = False) -> int:
-    """How wide :func:`_card` draws ``card``."""
-    return (
-        round(big().getlength(rank_name(card.rank), mode="1")) + 3 + _suit(card.suit, index).width
-    )
-
-
-@cache
-def _rank(rank: int) -> Image.Image:
-    """A rank in big type made bold by a 1-pixel stroke, baseline on row 22.
-
-    The stroke is drawn in grey levels even in crisp mode, so it is drawn on
-    a grey canvas and cut at half: every pixel of the result is lit or dark.
-    """
-    text = rank_name(rank)
-    canvas = Image.new("L", (round(big().getlength(text, mode="1")) + 3, 26))
-    draw = ImageDraw.Draw(canvas)
-    draw.fontmode = "1"
-    draw.text((1, 22), text, font=big(), fill=LIT, anchor="ls", stroke_width=1, stroke_fill=LIT)
-    return canvas.point(lambda v: LIT if v >= 128 else DARK).convert("1")
-
-
-def _card(image: Image.Image, x: int, card: Card, index: bool = False, ink: int = LIT) -> None:
-    """A card: its rank in big bold type, its suit beside it, top-aligned like a card's index."""
-    image.paste(ink, (x - 1, CARDS - 22), _rank(card.rank))
-    suit = _suit(card.suit, index)
-    image.paste(ink, (x + round(big().getlength(rank_name(card.rank), mode="1")) + 3, 16), suit)
+        x = write_right(draw, TOP, str(view.left), end=74)
+        image.paste(LIT, (round(x) - 10, 0), bitmap(SHOE))
+    write_right(draw, TOP, view.entries.upper())
 
 
 def _turn(image: Image.Image, draw, view: ScreenView) -> None:
     _header(image, draw, f"TURN {view.turn}", view)
-    _card(image, LOSER_X, view.loser)
+    draw_card(image, LOSER_X, CARDS, view.loser)
     if view.winner is None:
         # where the winner will come: an empty card
         draw.rounded_rectangle((WINNER_X, CARDS - 20, WINNER_X + 15, CARDS), radius=3, outline=LIT)
         return
-    _card(image, WINNER_X, view.winner)
+    draw_card(image, WINNER_X, CARDS, view.winner)
     badge = None
     if view.split:
         # the same rank twice: an equals sign between the cards, and the word below
@@ -487,33 +286,33 @@ def _settlements(draw, nets, bank: int, badge: str | None, nothing: str) -> None
     """Who won or lost how much on one line, biggest first; below, the bank's net."""
     x = 0.0 if badge is None else _badge(draw, 0, LINE, badge) + 5
     if not nets:
-        _text(draw, x, LINE, nothing)
+        write(draw, x, LINE, nothing)
         return
     shown = 0
     for name, delta in nets:
         item = f"{fit(name, 56)} {signed(delta)}"
         if x + text_width(item) > WIDTH:
             break
-        x = _text(draw, x, LINE, item) + 9
+        x = write(draw, x, LINE, item) + 9
         shown += 1
     if shown < len(nets):
-        _text(draw, 0, FOOT, f"{len(nets) - shown} more")
-    _right(draw, FOOT, f"bank {signed(bank)}")
+        write(draw, 0, FOOT, f"{len(nets) - shown} more")
+    write_right(draw, FOOT, f"bank {signed(bank)}")
 
 
 def _shuffle(image: Image.Image, draw, view: ScreenView) -> None:
     _header(image, draw, f"PACK {view.pack}", view, left=False)
-    _text(draw, 0, CARDS - 6, "deal the soda", medium())
+    write(draw, 0, CARDS - 6, "deal the soda", medium())
     if view.banker is not None:
-        _text(draw, 0, LINES[1], f"{fit(view.banker, 90)} banks")
+        write(draw, 0, LINES[1], f"{fit(view.banker, 90)} banks")
 
 
 def _soda(image: Image.Image, draw, view: ScreenView) -> None:
     _header(image, draw, "SODA", view)
-    _card(image, LOSER_X, view.soda)
-    _text(draw, 0, LINES[0], f"pack {view.pack}")
+    draw_card(image, LOSER_X, CARDS, view.soda)
+    write(draw, 0, LINES[0], f"pack {view.pack}")
     if view.banker is not None:
-        _text(draw, 0, LINES[1], f"{fit(view.banker, 90)} banks")
+        write(draw, 0, LINES[1], f"{fit(view.banker, 90)} banks")
 
 
 def _three(image: Image.Image, cards: tuple[Card, ...]) -> list[int]:
@@ -523,7 +322,7 @@ def _three(image: Image.Image, cards: tuple[Card, ...]) -> list[int]:
     xs, x = [], gap
     for card, width in zip(cards, widths, strict=True):
         xs.append(round(x))
-        _card(image, round(x), card, index=True)
+        draw_card(image, round(x), CARDS, card, index=True)
         x += width + gap
     return xs
 
@@ -535,93 +334,45 @@ def _call(image: Image.Image, draw, view: ScreenView) -> None:
     kinds = len({c.rank for c in view.three})
     if kinds == 1:
         _badge(draw, 0, y1, "THREE OF A KIND")
-        _text(draw, 0, y2, "colours, 2 to 1")
+        write(draw, 0, y2, "colours, 2 to 1")
     elif kinds == 2:
         x = _badge(draw, 0, y1, "CAT-HOP")
-        _text(draw, x + 5, y1, "pays 2 to 1")
+        write(draw, x + 5, y1, "pays 2 to 1")
     else:
-        _text(draw, 0, y1, "pays 4 to 1")
+        write(draw, 0, y1, "pays 4 to 1")
     if kinds > 1 and view.entries != "open":
-        _text(draw, 0, y2, view.entries)
-    _right(draw, y2, f"{view.calls} call{'' if view.calls == 1 else 's'}")
+        write(draw, 0, y2, view.entries)
+    write_right(draw, y2, f"{view.calls} call{'' if view.calls == 1 else 's'}")
 
 
 def _hock(image: Image.Image, draw, view: ScreenView) -> None:
-    _text(draw, 0, TOP, f"PACK {view.pack} DONE")
-    _right(draw, TOP, "hock")
+    write(draw, 0, TOP, f"PACK {view.pack} DONE")
+    write_right(draw, TOP, "hock")
     xs = _three(image, view.three)
     # the hock, the card that stayed in the box, in black on white
     hock = view.three[2]
     draw.rectangle((xs[2] - 3, 12, min(xs[2] + card_width(hock, True) + 2, WIDTH - 1), 38), LIT)
-    _card(image, xs[2], hock, index=True, ink=DARK)
+    draw_card(image, xs[2], CARDS, hock, index=True, ink=DARK)
     _settlements(draw, view.call_results, view.bank, "CALLS", "none")
 
 
 def _balances(draw, view: ScreenView, page: int, title: str) -> None:
-    _text(draw, 0, 11, title, medium())
+    write(draw, 0, 11, title, medium())
     if view.balance_pages > 1:
-        _right(draw, 11, f"{page + 1}/{view.balance_pages}")
+        write_right(draw, 11, f"{page + 1}/{view.balance_pages}")
     for y, standing in zip(ROWS_AT, view.balances[page * ROWS : (page + 1) * ROWS], strict=False):
         if standing.leader:
             draw.polygon(((0, y - 8), (4, y - 4), (0, y)), fill=LIT)
-        _text(draw, 7, y, fit(standing.name, 60))
+        write(draw, 7, y, fit(standing.name, 60))
         if standing.banker:
-            _text(draw, 70, y, "bank")
-        _right(draw, y, signed(standing.balance))
+            write(draw, 70, y, "bank")
+        write_right(draw, y, signed(standing.balance))
 
 
 def _alarm(draw, view: ScreenView) -> None:
     kind, text = view.alarm
     _bar(draw, ALARM_TITLES.get(kind, kind.upper()))
     if view.alarms > 1:
-        _right(draw, 11, f"+{view.alarms - 1}", fill=DARK, end=WIDTH - 2)
+        write_right(draw, 11, f"+{view.alarms - 1}", fill=DARK, end=WIDTH - 2)
     for y, line in zip(ROWS_AT, wrap(plain(text), small(), WIDTH, len(ROWS_AT)), strict=False):
-        _text(draw, 0, y, line)
-
-
-# -- words ----------------------------------------------------------------------
-
-
-def signed(amount: int) -> str:
-    return f"{amount:+d}" if amount else "±0"
-
-
-def plain(text: str) -> str:
-    """The text in the letters the font has: accents dropped, suits as their letters."""
-    decomposed = unicodedata.normalize("NFKD", text)
-    return "".join(c for c in decomposed if not unicodedata.combining(c)).translate(_SUIT_LETTERS)
-
-
-_SUIT_LETTERS = str.maketrans({symbol: letter for letter, symbol in SUIT_SYMBOLS.items()})
-
-
-def text_width(text: str, font: ImageFont.FreeTypeFont | None = None) -> float:
-    """How wide :func:`_text` draws ``text``."""
-    font = font or small()
-    words = text.split(" ")
-    return sum(font.getlength(w, mode="1") for w in words) + SPACE * (len(words) - 1)
-
-
-def fit(text: str, width: float, font: ImageFont.FreeTypeFont | None = None) -> str:
-    """``text`` cut with an ellipsis to fit ``width`` pixels."""
-    font = font or small()
-    text = plain(text)
-    if text_width(text, font) <= width:
-        return text
-    while text and text_width(text + "…", font) > width:
-        text = text[:-1]
-    return text + "…"
-
-
-def wrap(text: str, font: ImageFont.FreeTypeFont, width: int, lines: int) -> list[str]:
-    """Words to lines of ``width`` pixels; the last line ends in an ellipsis if cut."""
-    out: list[str] = []
-    words = text.split()
-    while words and len(out) < lines:
-        line = words.pop(0)
-        while words and text_width(line + " " + words[0], font) <= width:
-            line += " " + words.pop(0)
-        out.append(fit(line, width, font))
-    if words and out:
-        out[-1] = fit(out[-1] + " " + " ".join(words), width, font)
-    return out
+        write(draw, 0, y, line)
