@@ -28,9 +28,11 @@ import time
 import warnings
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import TextIO
 
+from faro_pi.devices.pins import factory_name
 from faro_pi.exc import ConfigError, JournalError
 from faro_pi.service.config import Config, load_config
 
@@ -44,6 +46,8 @@ SERVICE_STOPPED = "if faro-pi is running, stop it first: sudo systemctl stop far
 
 SPI0_PINS = {7: "CE1", 8: "CE0", 9: "MISO", 10: "MOSI", 11: "SCLK"}
 """BCM pins SPI0 takes when it is on; the kernel then holds CE0 and CE1 itself."""
+
+SPI_OFF = "sudo raspi-config nonint do_spi 1, then reboot"
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,10 +79,8 @@ def timedatectl_synchronised() -> bool | None:
         )
     except (OSError, subprocess.SubprocessError):
         return None
-    answer = done.stdout.strip()
-    if done.returncode != 0 or answer not in ("yes", "no"):
-        return None
-    return answer == "yes"
+    answer = done.stdout.strip() if done.returncode == 0 else ""
+    return {"yes": True, "no": False}.get(answer)
 
 
 def run_checks(
@@ -147,10 +149,15 @@ def main(
 # -- the checks ------------------------------------------------------------------
 
 
+def _verdicts(name: str) -> tuple[Callable[..., Check], ...]:
+    """The check ``name``'s three outcomes: passed(detail), failed(detail, fix), skipped(detail)."""
+    return partial(Check, name, True), partial(Check, name, False), partial(Check, name, None)
+
+
 def _pin_factory(config: Config, given=None) -> tuple[Check, object]:
     name = config.gpio.pin_factory
     if given is not None:
-        return Check("gpio", True, f"{_factory_name(given)} pins (given)"), given
+        return Check("gpio", True, f"{factory_name(given)} pins (given)"), given
     from faro_pi.devices.buttons import pin_factory
 
     fix = (
@@ -172,28 +179,13 @@ def _pin_factory(config: Config, given=None) -> tuple[Check, object]:
         tried = "; ".join(str(w.message) for w in caught)
         detail = f"no pin factory loads ({exc}{'; ' + tried if tried else ''})"
         return Check("gpio", False, _one_line(detail), fix), None
-    label = _factory_name(factory)
+    label = factory_name(factory)
     source = "configured" if name is not None else "chosen by gpiozero"
     board = ""
     if label != "mock":
         with contextlib.suppress(Exception):
             board = f", Raspberry Pi {factory.board_info.model}"
     return Check("gpio", True, f"{label} pin factory ({source}{board})"), factory
-
-
-def _factory_name(factory) -> str:
-    names = {
-        "LGPIOFactory": "lgpio",
-        "RPiGPIOFactory": "rpigpio",
-        "MockFactory": "mock",
-        "NativeFactory": "native",
-        "PiGPIOFactory": "pigpio",
-    }
-    return names.get(type(factory).__name__, type(factory).__name__)
-
-
-def _is_mock(factory) -> bool:
-    return factory is not None and _factory_name(factory) == "mock"
 
 
 def _pins(config: Config, factory) -> Iterator[Check]:
@@ -204,12 +196,8 @@ def _pins(config: Config, factory) -> Iterator[Check]:
         try:
             device = InputDevice(pin, pull_up=None, active_state=True, pin_factory=factory)
         except Exception as exc:
-            spi = (
-                f"with SPI on, the kernel holds it as SPI0 {SPI0_PINS[pin]}: "
-                "sudo raspi-config nonint do_spi 1, then reboot; "
-                if pin in SPI0_PINS
-                else ""
-            )
+            role = SPI0_PINS.get(pin)
+            spi = f"with SPI on, the kernel holds it as SPI0 {role}: {SPI_OFF}; " if role else ""
             yield Check(
                 name,
                 False,
@@ -225,38 +213,36 @@ def _pins(config: Config, factory) -> Iterator[Check]:
 
 def _spi(config: Config, factory, dev: Path = Path("/dev")) -> Check:
     """SPI0 must be off when the case keeper's pins are SPI0's: it drives them as GPIO."""
+    passed, failed, skipped = _verdicts("spi")
     if config.leds.driver == "none":
-        return Check("spi", None, "no case keeper (leds.driver = none)")
+        return skipped("no case keeper (leds.driver = none)")
     chain = {pin for key, pin in config.pins().items() if key.startswith("leds.")}
     shared = sorted(chain & set(SPI0_PINS))
     if not shared:
-        return Check("spi", None, "the case keeper's pins are clear of SPI0")
-    if _is_mock(factory):
-        return Check("spi", None, "mock pins: no SPI0 to be in the way")
+        return skipped("the case keeper's pins are clear of SPI0")
+    if factory is not None and factory_name(factory) == "mock":
+        return skipped("mock pins: no SPI0 to be in the way")
     devices = sorted(dev.glob("spidev0.*"))
     if devices:
-        return Check(
-            "spi",
-            False,
+        return failed(
             f"SPI0 is on ({devices[0]}) and takes GPIO "
             + ", ".join(f"{pin} ({SPI0_PINS[pin]})" for pin in shared)
             + ", which the case keeper drives itself",
-            "sudo raspi-config nonint do_spi 1, then reboot",
+            SPI_OFF,
         )
-    return Check(
-        "spi", True, "SPI0 is off, so GPIO " + ", ".join(map(str, shared)) + " are the chain's"
-    )
+    return passed("SPI0 is off, so GPIO " + ", ".join(map(str, shared)) + " are the chain's")
 
 
 def _display(config: Config) -> Check:
+    passed, failed, skipped = _verdicts("display")
     display = config.display
     if display.driver in ("none", "dummy"):
-        return Check("display", None, f"display.driver = {display.driver}")
+        return skipped(f"display.driver = {display.driver}")
     where = f"0x{display.i2c_address:02X} on /dev/i2c-{display.i2c_port}"
     try:
         from smbus2 import SMBus
     except ImportError as exc:
-        return Check("display", False, f"smbus2 is missing ({exc})", "reinstall faro-pi")
+        return failed(f"smbus2 is missing ({exc})", "reinstall faro-pi")
     try:
         with SMBus(display.i2c_port) as bus:
             # An SMBus "quick write": the address and nothing else, as
@@ -264,111 +250,111 @@ def _display(config: Config) -> Check:
             # address, so the display's contents are left alone.
             bus.write_quick(display.i2c_address)
     except FileNotFoundError:
-        return Check(
-            "display",
-            False,
+        return failed(
             f"no /dev/i2c-{display.i2c_port}: I²C is off",
             "sudo raspi-config nonint do_i2c 0, then reboot",
         )
     except PermissionError:
-        return Check(
-            "display",
-            False,
+        return failed(
             f"/dev/i2c-{display.i2c_port}: permission denied",
             "run as a member of group i2c (sudo -u faro-pi ...; the service has it)",
         )
     except OSError as exc:
         if exc.errno in (errno.EREMOTEIO, errno.ENXIO, errno.EIO, errno.ETIMEDOUT):
-            return Check(
-                "display",
-                False,
+            return failed(
                 f"nothing answers at {where}",
                 "check the OLED's wiring (SDA to GPIO2/pin 3, SCL to GPIO3/pin 5, VCC to "
                 "3.3 V/pin 1, GND to pin 9) and its address (0x3C or 0x3D, set on the "
                 f"module); `i2cdetect -y {display.i2c_port}` lists what answers",
             )
-        return Check("display", False, f"{where}: {exc}", "check the I²C bus")
-    return Check("display", True, f"{display.driver} answers at {where}")
+        return failed(f"{where}: {exc}", "check the I²C bus")
+    return passed(f"{display.driver} answers at {where}")
 
 
 def _reader(config: Config, timeout: float) -> Check:
     import serial
 
-    from faro_pi.shoe.fsp1 import CardFrame, FrameParser, Heartbeat, Hello, NoRead
-
+    passed, failed, _ = _verdicts("reader")
     reader = config.reader
-    port_name = reader.port
-    if port_name.startswith("/") and not os.path.exists(port_name):
-        return Check(
-            "reader",
-            False,
-            f"no {port_name}",
+    if reader.port.startswith("/") and not os.path.exists(reader.port):
+        return failed(
+            f"no {reader.port}",
             "plug the reader in (its USB cable to the Pi); if it is plugged in, "
             "install hardware/99-faro-reader.rules (make install does) and replug it, "
             "or set reader.port to what `ls /dev/serial/by-id/` shows",
         )
     try:
-        port = serial.serial_for_url(port_name, baudrate=reader.baud, timeout=0.1)
+        port = serial.serial_for_url(reader.port, baudrate=reader.baud, timeout=0.1)
     except (serial.SerialException, OSError, ValueError) as exc:
-        if getattr(exc, "errno", None) in (errno.EACCES, errno.EPERM):
-            fix = "run as a member of group dialout (sudo -u faro-pi ...; the service has it)"
-        elif getattr(exc, "errno", None) == errno.EBUSY:
-            fix = SERVICE_STOPPED
-        else:
-            fix = "check reader.port"
-        return Check("reader", False, f"{port_name} does not open ({_one_line(str(exc))})", fix)
+        fix = _PORT_FIXES.get(getattr(exc, "errno", None), "check reader.port")
+        return failed(f"{reader.port} does not open ({_one_line(str(exc))})", fix)
     with port:
         if reader.protocol != "fsp1":
-            return Check(
-                "reader",
-                True,
-                f"{port_name} opens (plain protocol: the scanner speaks only when it reads)",
+            return passed(
+                f"{reader.port} opens (plain protocol: the scanner speaks only when it reads)",
             )
-        parser = FrameParser()
-        received = 0
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            try:
-                data = port.read(256)
-            except (serial.SerialException, OSError) as exc:
-                return Check(
-                    "reader",
-                    False,
-                    f"{port_name} failed while reading ({_one_line(str(exc))})",
-                    "check the cable and the reader's power",
-                )
-            received += len(data)
-            for frame in parser.feed(data):
-                if isinstance(frame, Hello):
-                    what = f"a hello ({frame.text or 'no name'})"
-                elif isinstance(frame, Heartbeat):
-                    what = f"a heartbeat (last frame {frame.seq})"
-                elif isinstance(frame, CardFrame | NoRead):
-                    what = f"frame {frame.seq}, waiting for the daemon to take it"
-                else:
-                    continue
-                return Check("reader", True, f"{port_name}: fsp1 {what}")
+        return _listen(port, config, timeout)
+
+
+_DIALOUT = "run as a member of group dialout (sudo -u faro-pi ...; the service has it)"
+_PORT_FIXES = {errno.EACCES: _DIALOUT, errno.EPERM: _DIALOUT, errno.EBUSY: SERVICE_STOPPED}
+"""What to do when the reader's port does not open, by the error's errno."""
+
+
+def _listen(port, config: Config, timeout: float) -> Check:
+    """Reads until the first fsp1 frame, or ``timeout``; acknowledges nothing."""
+    import serial
+
+    from faro_pi.shoe.fsp1 import FrameParser
+
+    passed, failed, _ = _verdicts("reader")
+    reader = config.reader
+    parser = FrameParser()
+    received = 0
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            data = port.read(256)
+        except (serial.SerialException, OSError) as exc:
+            return failed(
+                f"{reader.port} failed while reading ({_one_line(str(exc))})",
+                "check the cable and the reader's power",
+            )
+        received += len(data)
+        for frame in parser.feed(data):
+            if what := _frame_said(frame):
+                return passed(f"{reader.port}: fsp1 {what}")
     if received:
         dropped = ", ".join(f"{n} {why}" for why, n in parser.discarded.items() if n)
-        return Check(
-            "reader",
-            False,
-            f"{port_name}: {received} bytes in {timeout:g} s but no fsp1 frame ({dropped})",
+        return failed(
+            f"{reader.port}: {received} bytes in {timeout:g} s but no fsp1 frame ({dropped})",
             f"make reader.baud ({reader.baud}) match the firmware's, and reader.protocol "
             '("fsp1") what it speaks ("plain" for a bare barcode scanner)',
         )
-    return Check(
-        "reader",
-        False,
-        f"{port_name}: silent for {timeout:g} s (an fsp1 reader sends a heartbeat every second)",
+    return failed(
+        f"{reader.port}: silent for {timeout:g} s (an fsp1 reader sends a heartbeat every second)",
         "check that the reader runs its firmware (hardware/firmware/main.py and "
         f"fsp1_reader.py on the Pico); {SERVICE_STOPPED}",
     )
 
 
+def _frame_said(frame) -> str | None:
+    """What a frame from the reader shows about it, or None for a frame that shows nothing."""
+    from faro_pi.shoe.fsp1 import CardFrame, Heartbeat, Hello, NoRead
+
+    if isinstance(frame, Hello):
+        return f"a hello ({frame.text or 'no name'})"
+    if isinstance(frame, Heartbeat):
+        return f"a heartbeat (last frame {frame.seq})"
+    if isinstance(frame, CardFrame | NoRead):
+        return f"frame {frame.seq}, waiting for the daemon to take it"
+    return None
+
+
 def _journal(config: Config) -> Check:
     from faro_pi.service.journal import Journal
 
+    passed, failed, _ = _verdicts("journal")
     path = config.journal.path
     folder = path.parent
     if path.exists():
@@ -377,66 +363,53 @@ def _journal(config: Config) -> Check:
                 events = journal.count()
         except JournalError as exc:
             if exc.reason != "empty":
-                return Check("journal", False, _one_line(str(exc)), "see the message")
+                return failed(_one_line(str(exc)), "see the message")
             events = 0
         if not os.access(path, os.W_OK) or not os.access(folder, os.W_OK | os.X_OK):
-            return Check(
-                "journal",
-                False,
+            return failed(
                 f"{path} ({events} events) is not writable by this user",
                 f"run as the service's user (sudo -u faro-pi ...), or: sudo chown -R "
                 f"faro-pi:faro-pi {folder}",
             )
-        return Check("journal", True, f"{path}: {events} events, writable")
+        return passed(f"{path}: {events} events, writable")
     if folder.is_dir():
         if os.access(folder, os.W_OK | os.X_OK):
-            return Check("journal", True, f"no journal yet; {folder} is writable")
-        return Check(
-            "journal",
-            False,
+            return passed(f"no journal yet; {folder} is writable")
+        return failed(
             f"no journal yet, and {folder} is not writable by this user",
             f"sudo chown faro-pi:faro-pi {folder}",
         )
     if folder == STATE_DIRECTORY:
-        return Check(
-            "journal",
-            True,
-            f"no {folder} yet: systemd makes it when the service starts (StateDirectory)",
-        )
+        return passed(f"no {folder} yet: systemd makes it when the service starts (StateDirectory)")
     ancestor = folder
     while not ancestor.exists():
         ancestor = ancestor.parent
     if os.access(ancestor, os.W_OK | os.X_OK):
-        return Check("journal", True, f"no journal yet; faro-pi will create {folder}")
-    return Check(
-        "journal",
-        False,
+        return passed(f"no journal yet; faro-pi will create {folder}")
+    return failed(
         f"{folder} does not exist and {ancestor} is not writable by this user",
         f"sudo install -d -o faro-pi -g faro-pi -m 0750 {folder}",
     )
 
 
 def _clock(clock: Callable[[], float], ntp: Callable[[], bool | None]) -> Check:
+    passed, failed, _ = _verdicts("clock")
     now = time.gmtime(clock())
     stamp = time.strftime("%Y-%m-%d %H:%M UTC", now)
     if now.tm_year < 2024:
-        return Check(
-            "clock",
-            False,
+        return failed(
             f"it is {stamp}, which is not right",
             "connect the Pi to a network so it can set its clock (a Pi has no "
             "battery-backed clock unless one is fitted), or set it: sudo date -s ...",
         )
     synced = ntp()
     if synced is False:
-        return Check(
-            "clock",
-            False,
+        return failed(
             f"{stamp}, not synchronised by NTP",
             "give the Pi a network with time servers and: sudo timedatectl set-ntp true",
         )
     how = "synchronised by NTP" if synced else "NTP state unknown (no timedatectl answer)"
-    return Check("clock", True, f"{stamp}, {how}")
+    return passed(f"{stamp}, {how}")
 
 
 def _one_line(text: str) -> str:
