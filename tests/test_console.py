@@ -18,6 +18,7 @@ import socket
 import stat
 import sys
 import time
+import typing
 from pathlib import Path
 
 import httpx
@@ -25,10 +26,14 @@ import jsonschema
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from faro_pi.console.server import BACKLOG, TOKEN_FILE, Console, openapi
-from faro_pi.game import rules
+from faro_pi.console.openapi import openapi
+from faro_pi.console.server import BACKLOG, Console
+from faro_pi.console.token import TOKEN_FILE
+from faro_pi.exc import Refused
+from faro_pi.game import events, rules
 from faro_pi.game.cards import DECK
-from faro_pi.game.events import event_from_json
+from faro_pi.game.events import event_from_json, event_to_json
+from faro_pi.game.wire import WIRE
 from faro_pi.service.export import export_lines
 from faro_pi.service.journal import Journal
 from tests.conftest import running_table, until, write_config
@@ -238,6 +243,26 @@ def test_every_example_in_the_schema_is_an_event_of_the_vocabulary():
             assert example["type"] == kind and example in examples
             events.validate(example)
             event_from_json(example)
+
+
+def test_the_wire_declares_every_event_type_once_and_its_examples_round_trip():
+    """The schema's one source, :mod:`faro_pi.game.wire`, against the decoder and encoder."""
+    classes = typing.get_args(events.Event)
+    declared = [wire.event for wire in WIRE.values()]
+    assert sorted(declared, key=str) == sorted(classes, key=str)  # every class, each once
+    for name, wire in WIRE.items():
+        assert wire.name == name
+        try:
+            event_from_json({"type": name})
+        except Refused as exc:
+            assert exc.rule != "event", (name, exc.message)  # known, if incomplete
+        assert {"type", *wire.required, *wire.either} <= set(wire.properties)
+        assert wire.examples
+        for example in wire.examples:
+            event = event_from_json(example)
+            assert type(event) is wire.event, example
+            assert event_to_json(event) == example
+            assert event_from_json(event_to_json(event)) == event
 
 
 def test_events_posted_are_journaled_then_applied_and_answered_with_the_state(tmp_path):

@@ -8,9 +8,9 @@ replay file. Reads are open; a write needs the console's token as
 ``GET /api/events`` as Server-Sent Events.
 
 Starlette and uvicorn are imported only when a console is served, so a table
-without one, and the command line's clients, never load them. The OpenAPI
-schema is kept by hand in :func:`openapi`: the events are checked by
-:mod:`faro_pi.game.events` alone, and the schema describes that one check.
+without one, and the command line's clients, never load them. The token is
+kept by :mod:`faro_pi.console.token`, the JSON by
+:mod:`faro_pi.console.state` and the schema by :mod:`faro_pi.console.openapi`.
 """
 
 from __future__ import annotations
@@ -20,22 +20,18 @@ import contextlib
 import hmac
 import json
 import logging
-import os
-import secrets
 import socket
 from pathlib import Path
 from typing import Any
 
 from faro_pi.console import state as snapshot
+from faro_pi.console.openapi import openapi
+from faro_pi.console.token import TOKEN_FILE, console_token, token_path
 from faro_pi.exc import JournalError, Refused
-from faro_pi.game.cards import RANKS
-from faro_pi.game.events import ALARM_KINDS, event_from_json, event_to_json
-from faro_pi.service.config import Config, ConsoleConfig
+from faro_pi.game.events import event_from_json, event_to_json
+from faro_pi.service.config import Config
 
 log = logging.getLogger("faro_pi")
-
-TOKEN_FILE = "console.token"
-"""Beside the journal: the console's token when the configuration names none."""
 
 PAGE = Path(__file__).with_name("page")
 """The browser page, served at ``/``."""
@@ -52,57 +48,6 @@ MAX_BODY = 64 * 1024
 SEND_BUFFER = 64 * 1024
 """The kernel's send buffer of each connection. Left to itself Linux grows it to megabytes
 for a phone that stops reading; this bounds it, and the stream's own queue does the rest."""
-
-# -- the token -------------------------------------------------------------------
-
-
-def token_path(config: Config) -> Path:
-    """Where the generated token is kept: beside the journal, which the daemon owns."""
-    return config.journal.path.parent / TOKEN_FILE
-
-
-def console_token(settings: ConsoleConfig, path: Path) -> str:
-    """The configured token, or the one kept at ``path`` (made there at the first start).
-
-    The file is written whole under a temporary name, created with
-    ``O_EXCL`` and mode 0600, then linked into place, which fails rather
-    than replace a token another start has just made: every start sees one
-    complete token or none.
-    """
-    if settings.token is not None:
-        return settings.token
-    with contextlib.suppress(FileNotFoundError):
-        return read_token(path)
-    token = "-"
-    while token.startswith("-"):  # it would read as an option on a command line
-        token = secrets.token_urlsafe(32)
-    spare = path.with_name(f".{path.name}.{os.getpid()}")
-    fd = os.open(spare, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    try:
-        with open(fd, "w", encoding="utf-8") as file:
-            file.write(token + "\n")
-            file.flush()
-            os.fsync(file.fileno())
-        try:
-            os.link(spare, path)
-        except FileExistsError:
-            return read_token(path)
-    finally:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(spare)
-    log.info("console: made a new token in %s", path)
-    return token
-
-
-def read_token(path: Path) -> str:
-    """The token kept at ``path``; an empty file is an error, never a token."""
-    token = path.read_text(encoding="utf-8").strip()
-    if not token:
-        raise OSError(f"{path}: the console's token file is empty; delete it to make a new one")
-    if path.stat().st_mode & 0o077:
-        log.warning("console: %s can be read by others; chmod 600 it", path)
-    return token
-
 
 # -- the server ------------------------------------------------------------------
 
@@ -199,7 +144,6 @@ class Console:
         self.closing = False
         self.port: int | None = None
         self.app = self._app()
-        self._server = None
         self._serving: asyncio.Task | None = None
         self._closed = asyncio.Event()
 
@@ -227,7 +171,6 @@ class Console:
         # end; the console just waits for close(). No Date is sent: a Pi has no clock
         # of its own, and a server without a reliable clock must not send one.
         server.main_loop = self._closed.wait
-        self._server = server
         self._serving = asyncio.create_task(server.serve([listener]), name="console")
         self._serving.add_done_callback(self._stopped)
 
@@ -307,7 +250,7 @@ class Console:
         )
 
     async def _odds(self, request):
-        return _json(200, odds(self.daemon.table, self.version))
+        return _json(200, snapshot.odds(self.daemon.table, self.version))
 
     async def _unknown(self, request):
         what = f"{request.method} {request.url.path}"
@@ -331,14 +274,12 @@ class Console:
             obj = json.loads(body)
         except (ValueError, RecursionError) as exc:
             return _json(400, {"error": f"the body must be one event as JSON: {exc}"})
-        if not isinstance(obj, dict) or not isinstance(obj.get("type"), str):
-            return _json(422, {"rule": "event", "error": "an event is a JSON object with a 'type'"})
         try:
-            event_from_json(obj)
+            event = event_from_json(obj)
         except Refused as exc:
             return _json(422, {"rule": exc.rule, "error": exc.message})
         try:
-            event = self.daemon.enter(obj)
+            event = self.daemon.enter(event)
         except Refused as exc:
             return _json(409, {"rule": exc.rule, "error": exc.message})
         except JournalError as exc:
@@ -447,536 +388,3 @@ def _export(path: Path) -> str:
 
     with Journal.open(path, readonly=True) as journal:
         return "".join(export_lines(journal))
-
-
-def odds(table, version: int) -> dict:
-    """The exact odds of :mod:`faro_pi.game.odds` for the table now (``GET /api/odds``).
-
-    Each chance comes twice: a float, and the exact fraction as ``"n/d"``.
-    """
-    from faro_pi.game.odds import last_three, next_pair
-    from faro_pi.game.rules import FINAL_WINNER
-
-    n = len(table.pack.exposed)
-    if n >= FINAL_WINNER:
-        coming = "none"
-    elif n == 0:
-        coming = "soda"
-    else:
-        coming = "winner" if n % 2 == 0 else "pair"
-    ranks = []
-    for rank, chances in next_pair(table).items():
-        three = {"lose": chances.lose, "win": chances.win, "split": chances.split}
-        ranks.append(
-            {
-                "rank": RANKS[rank - 1],
-                "count": table.pack.counts[rank],
-                **{k: float(v) for k, v in three.items()},
-                "fractions": {k: _fraction(v) for k, v in three.items()},
-            }
-        )
-    orders = last_three(table)
-    called = None
-    if orders:
-        by_colour = isinstance(orders[0][0][0], str)
-        called = {
-            "by": "colour" if by_colour else "rank",
-            "orders": [
-                {
-                    ("colours" if by_colour else "order"): (
-                        list(order) if by_colour else [RANKS[r - 1] for r in order]
-                    ),
-                    "chance": float(chance),
-                    "fraction": _fraction(chance),
-                }
-                for order, chance in orders
-            ],
-        }
-    return {
-        "version": version,
-        "left": table.pack.left,
-        "next": coming,
-        "ranks": ranks,
-        "last_three": called,
-    }
-
-
-def _fraction(value) -> str:
-    return f"{value.numerator}/{value.denominator}"
-
-
-# -- the schema ------------------------------------------------------------------
-
-
-def _object(properties: dict, required: tuple = (), **more) -> dict:
-    return {"type": "object", "properties": properties, "required": list(required), **more}
-
-
-def _ref(name: str) -> dict:
-    return {"$ref": f"#/components/schemas/{name}"}
-
-
-def _event(kind: str, summary: str, properties: dict, required: tuple, examples: list) -> dict:
-    return _object(
-        {"type": {"const": kind}, **properties},
-        ("type", *required),
-        description=summary + " Other fields are allowed and ignored.",
-        examples=examples,
-    )
-
-
-_NAME = {"type": "string", "minLength": 1, "description": "a participant's name"}
-_RANK = {
-    "type": "string",
-    "enum": list(RANKS),
-    "description": "A rank: A, 2-10, J, Q, K (T for 10 and any case are accepted too).",
-}
-_CARD = {
-    "type": "string",
-    "pattern": "^(A|[2-9]|10|T|J|Q|K)[SHDC]$",
-    "description": "A card: its rank then its suit (S H D C), e.g. KD or 10H; any case.",
-}
-_WEIGHT = {
-    "type": "integer",
-    "minimum": 2,
-    "multipleOf": 2,
-    "description": "A positive even whole number, so that a split halves it exactly.",
-}
-_COLOUR = {"type": "string", "enum": ["red", "black"]}
-_THREE = {"minItems": 3, "maxItems": 3}
-
-_EVENTS = {
-    "SessionEvent": _event(
-        "session",
-        "Seats 2 to 10 participants in table order; one of them banks (drawn at random if "
-        "none is named). Once per journal.",
-        {
-            "seats": {"type": "array", "items": _NAME, "minItems": 2, "maxItems": 10},
-            "banker": _NAME,
-        },
-        ("seats",),
-        [{"type": "session", "seats": ["Ann", "Bob", "Cy"], "banker": "Cy"}],
-    ),
-    "BetEvent": _event(
-        "bet",
-        "A prediction on a rank; coppered, it plays the rank to lose.",
-        {"player": _NAME, "rank": _RANK, "weight": _WEIGHT, "copper": {"type": "boolean"}},
-        ("player", "rank", "weight"),
-        [{"type": "bet", "player": "Ann", "rank": "9", "weight": 2, "copper": False}],
-    ),
-    "RemoveEvent": _event(
-        "remove",
-        "Takes a player's predictions on a rank off the layout (only one direction if "
-        "'copper' is given).",
-        {"player": _NAME, "rank": _RANK, "copper": {"type": "boolean"}},
-        ("player", "rank"),
-        [{"type": "remove", "player": "Ann", "rank": "9"}],
-    ),
-    "CallEvent": _event(
-        "call",
-        "Calling the turn with three cards left: loser, winner, hock by rank ('order'), or "
-        "by colour ('colours') when the three share a rank.",
-        {
-            "player": _NAME,
-            "weight": _WEIGHT,
-            "order": {"type": "array", "items": _RANK, **_THREE},
-            "colours": {"type": "array", "items": _COLOUR, **_THREE},
-        },
-        ("player", "weight"),
-        [
-            {"type": "call", "player": "Ann", "order": ["7", "J", "3"], "weight": 2},
-            {"type": "call", "player": "Ann", "colours": ["red", "black", "red"], "weight": 2},
-        ],
-    )
-    | {"oneOf": [{"required": ["order"]}, {"required": ["colours"]}]},
-    "LockEvent": _event(
-        "lock",
-        "The banker's signal: entries close until the next pair's winner.",
-        {},
-        (),
-        [{"type": "lock"}],
-    ),
-    "CardEvent": _event(
-        "card",
-        "A card exposed, entered by hand (after a no-read, say); journaled with source 'hand'.",
-        {"card": _CARD},
-        ("card",),
-        [{"type": "card", "card": "KD"}],
-    ),
-    "VoidEvent": _event(
-        "void",
-        "Takes back the last card exposed (a misread); 'card' guards against voiding twice.",
-        {"card": _CARD},
-        (),
-        [{"type": "void", "card": "KD"}],
-    ),
-    "ClearEvent": _event(
-        "clear",
-        "The alarms (of one kind, if given) have been dealt with.",
-        {"kind": {"type": "string", "enum": list(ALARM_KINDS)}},
-        (),
-        [{"type": "clear"}, {"type": "clear", "kind": "noread"}],
-    ),
-    "ShuffleEvent": _event(
-        "shuffle",
-        "A new pack, after the hock; the bank passes to the next seat.",
-        {},
-        (),
-        [{"type": "shuffle"}],
-    ),
-}
-
-_INT = {"type": "integer"}
-_STR = {"type": "string"}
-_NULLABLE_STR = {"type": ["string", "null"]}
-
-_SETTLEMENT = _object(
-    {
-        "player": _STR,
-        "delta": {**_INT, "description": "What it did to the player's balance."},
-        "outcome": {"enum": ["lost", "won", "split", "called", "miscalled"]},
-        "rank": {"type": ["string", "null"], "description": "null for a call"},
-        "copper": {"type": "boolean"},
-        "weight": _INT,
-    },
-    ("player", "delta", "outcome", "rank", "copper", "weight"),
-)
-
-_PAIR = _object(
-    {
-        "pack": _INT,
-        "turn": {**_INT, "minimum": 1, "maximum": 25},
-        "loser": _STR,
-        "winner": _STR,
-        "split": {"type": "boolean"},
-        "settlements": {"type": "array", "items": _ref("Settlement")},
-        "banker": {**_INT, "description": "The banker's net from this pair."},
-    },
-    ("pack", "turn", "loser", "winner", "split", "settlements", "banker"),
-)
-
-_CALL = _object(
-    {
-        "player": _STR,
-        "weight": _INT,
-        "order": {"type": "array", "items": _STR},
-        "colours": {"type": "array", "items": _STR},
-    },
-    ("player", "weight"),
-)
-
-_STATE = _object(
-    {
-        "version": {**_INT, "description": "Rises with every change, across restarts too."},
-        "profile": {"const": "teaching"},
-        "pack": _object(
-            {
-                "number": _INT,
-                "exposed": {"type": "array", "items": _STR, "description": "In order."},
-                "left": _INT,
-                "turn": {**_INT, "description": "Pairs completed."},
-                "soda": _NULLABLE_STR,
-                "hock": _NULLABLE_STR,
-                "complete": {"type": "boolean"},
-            },
-            ("number", "exposed", "left", "turn", "soda", "hock", "complete"),
-        ),
-        "case": {
-            "type": "array",
-            "description": "Cards of each rank still in the shoe, A to K.",
-            "items": _object({"rank": _STR, "count": _INT}, ("rank", "count")),
-            "minItems": 13,
-            "maxItems": 13,
-        },
-        "pair": {
-            "description": "The pair in play: its loser is out, its winner is not (else null).",
-            "oneOf": [
-                {"type": "null"},
-                _object({"turn": _INT, "loser": _STR}, ("turn", "loser")),
-            ],
-        },
-        "last_pair": {"oneOf": [{"type": "null"}, _ref("Pair")]},
-        "entries": {"enum": ["open", "locked", "closed"]},
-        "predictions": {
-            "type": "array",
-            "items": _object(
-                {"player": _STR, "rank": _STR, "weight": _INT, "copper": {"type": "boolean"}},
-                ("player", "rank", "weight", "copper"),
-            ),
-        },
-        "calls": {"type": "array", "items": _ref("Call")},
-        "call_results": {
-            "type": "array",
-            "items": _ref("Settlement"),
-            "description": "What the calls did at the last hock of this pack.",
-        },
-        "seats": {"type": "array", "items": _STR, "description": "In table order."},
-        "banker": _NULLABLE_STR,
-        "balances": {"type": "object", "additionalProperties": _INT},
-        "leaders": {"type": "array", "items": _STR},
-        "alarms": {
-            "type": "array",
-            "items": _object(
-                {"kind": {"enum": list(ALARM_KINDS)}, "text": _STR, "card": _NULLABLE_STR},
-                ("kind", "text", "card"),
-            ),
-        },
-    },
-    (
-        "version",
-        "profile",
-        "pack",
-        "case",
-        "pair",
-        "last_pair",
-        "entries",
-        "predictions",
-        "calls",
-        "call_results",
-        "seats",
-        "banker",
-        "balances",
-        "leaders",
-        "alarms",
-    ),
-)
-
-_HISTORY = _object(
-    {
-        "pairs": {"type": "array", "items": _ref("Pair"), "description": "Every pair, in order."},
-        "packs": {
-            "type": "array",
-            "items": _object(
-                {
-                    "number": _INT,
-                    "banker": _NULLABLE_STR,
-                    "calls": {"type": "array", "items": _ref("Settlement")},
-                },
-                ("number", "banker", "calls"),
-            ),
-        },
-        "balances": {"type": "object", "additionalProperties": _INT},
-    },
-    ("pairs", "packs", "balances"),
-)
-
-_CHANCE = {"type": "number", "minimum": 0, "maximum": 1}
-_FRACTION = {
-    "type": "string",
-    "pattern": "^[0-9]+/[1-9][0-9]*$",
-    "description": "The same chance exactly, as numerator/denominator in lowest terms.",
-}
-
-_ODDS = _object(
-    {
-        "version": {**_INT, "description": "The state's version these odds are for."},
-        "left": {**_INT, "description": "Cards still in the shoe."},
-        "next": {
-            "enum": ["soda", "pair", "winner", "none"],
-            "description": "What 'the next pair' is: the pair after the soda, the next pair, "
-            "the winner of the pair under way (its loser is out), or none left to settle.",
-        },
-        "ranks": {
-            "type": "array",
-            "description": "A to K: the chances that the next pair makes the rank lose, win "
-            "or split; what is left over, it leaves the rank alone.",
-            "minItems": 13,
-            "maxItems": 13,
-            "items": _object(
-                {
-                    "rank": _STR,
-                    "count": {**_INT, "description": "Its cards still in the shoe."},
-                    "lose": _CHANCE,
-                    "win": _CHANCE,
-                    "split": _CHANCE,
-                    "fractions": _object(
-                        {"lose": _FRACTION, "win": _FRACTION, "split": _FRACTION},
-                        ("lose", "win", "split"),
-                    ),
-                },
-                ("rank", "count", "lose", "win", "split", "fractions"),
-            ),
-        },
-        "last_three": {
-            "description": "With three cards left: every order a call may name (loser, "
-            "winner, hock), by rank, or by colour when the three share a rank; else null.",
-            "oneOf": [
-                {"type": "null"},
-                _object(
-                    {
-                        "by": {"enum": ["rank", "colour"]},
-                        "orders": {
-                            "type": "array",
-                            "items": _object(
-                                {
-                                    "order": {"type": "array", "items": _STR, **_THREE},
-                                    "colours": {"type": "array", "items": _COLOUR, **_THREE},
-                                    "chance": _CHANCE,
-                                    "fraction": _FRACTION,
-                                },
-                                ("chance", "fraction"),
-                            ),
-                        },
-                    },
-                    ("by", "orders"),
-                ),
-            ],
-        },
-    },
-    ("version", "left", "next", "ranks", "last_three"),
-)
-
-_ERROR = _object({"error": _STR}, ("error",))
-_REFUSAL = _object(
-    {
-        "rule": {**_STR, "description": "A short stable name of the rule, e.g. entries-closed."},
-        "error": {**_STR, "description": "What is wrong, for people."},
-    },
-    ("rule", "error"),
-)
-
-
-def _content(schema: dict) -> dict:
-    return {"application/json": {"schema": schema}}
-
-
-def _answer(description: str, schema: dict) -> dict:
-    return {"description": description, "content": _content(schema)}
-
-
-def openapi() -> dict:
-    """The console's OpenAPI 3.1 description, served at ``/openapi.json``."""
-    events = list(_EVENTS)
-    return {
-        "openapi": "3.1.0",
-        "info": {
-            "title": "faro-pi: the lookout's console",
-            "version": "1",
-            "description": "Every change is one event of the table's vocabulary, posted to "
-            "/api/events: journaled first, then applied. Reads need no token.",
-        },
-        "paths": {
-            "/api/events": {
-                "post": {
-                    "operationId": "enter",
-                    "summary": "Enter one event at the table",
-                    "security": [{"token": []}],
-                    "requestBody": {
-                        "required": True,
-                        "content": {
-                            "application/json": {
-                                "schema": _ref("Event"),
-                                "examples": {
-                                    name.removesuffix("Event").lower() + (f"-{i}" if i else ""): {
-                                        "value": example
-                                    }
-                                    for name in events
-                                    for i, example in enumerate(_EVENTS[name]["examples"])
-                                },
-                            }
-                        },
-                    },
-                    "responses": {
-                        "200": _answer(
-                            "Applied: the event as journaled and the state after it",
-                            _object(
-                                {"event": {"type": "object"}, "state": _ref("State")},
-                                ("event", "state"),
-                            ),
-                        ),
-                        "400": _answer("The body is not JSON", _ref("Error")),
-                        "401": _answer("No token, or the wrong one", _ref("Error")),
-                        "409": _answer(
-                            "The rules refuse it now; nothing has changed", _ref("Refusal")
-                        ),
-                        "413": _answer("The body is too large", _ref("Error")),
-                        "422": _answer(
-                            "Not an event of the vocabulary (a wrong type or code)",
-                            _ref("Refusal"),
-                        ),
-                        "503": _answer("The journal cannot be written", _ref("Error")),
-                    },
-                },
-                "get": {
-                    "operationId": "watch",
-                    "summary": "The state after every change, as Server-Sent Events",
-                    "description": "Each message is 'event: state', 'id: <version>' and "
-                    "'data: <State as JSON>'; the current state comes first. Comment lines "
-                    "keep a quiet stream open. A slow reader misses intermediate states.",
-                    "responses": {
-                        "200": {
-                            "description": "An endless stream",
-                            "content": {"text/event-stream": {"schema": {"type": "string"}}},
-                        }
-                    },
-                },
-            },
-            "/api/state": {
-                "get": {
-                    "operationId": "state",
-                    "summary": "The table now",
-                    "responses": {"200": _answer("The state", _ref("State"))},
-                }
-            },
-            "/api/history": {
-                "get": {
-                    "operationId": "history",
-                    "summary": "Every pair of the session and each pack's calls",
-                    "responses": {"200": _answer("The history", _ref("History"))},
-                }
-            },
-            "/api/odds": {
-                "get": {
-                    "operationId": "odds",
-                    "summary": "Exact odds of the next pair for each rank, and of each order "
-                    "at the last three",
-                    "responses": {"200": _answer("The odds now", _ref("Odds"))},
-                }
-            },
-            "/api/export": {
-                "get": {
-                    "operationId": "export",
-                    "summary": "The journal as JSON lines for faro-pi replay",
-                    "responses": {
-                        "200": {
-                            "description": "One event a line, as faro-pi export prints them",
-                            "content": {"application/x-ndjson": {"schema": {"type": "string"}}},
-                        }
-                    },
-                }
-            },
-        },
-        "components": {
-            "securitySchemes": {
-                "token": {
-                    "type": "http",
-                    "scheme": "bearer",
-                    "description": f"The console's token: in {TOKEN_FILE} beside the journal, "
-                    "or console.token in the configuration.",
-                }
-            },
-            "schemas": {
-                "Event": {
-                    "oneOf": [_ref(name) for name in events],
-                    "discriminator": {
-                        "propertyName": "type",
-                        "mapping": {
-                            _EVENTS[name]["properties"]["type"]["const"]: (
-                                f"#/components/schemas/{name}"
-                            )
-                            for name in events
-                        },
-                    },
-                },
-                **_EVENTS,
-                "State": _STATE,
-                "Pair": _PAIR,
-                "Settlement": _SETTLEMENT,
-                "Call": _CALL,
-                "History": _HISTORY,
-                "Odds": _ODDS,
-                "Refusal": _REFUSAL,
-                "Error": _ERROR,
-            },
-        },
-    }

@@ -10,12 +10,15 @@ an object that look like numbers.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from fractions import Fraction
 from typing import Any
 
 from faro_pi.exc import Refused
 from faro_pi.game.cards import RANKS, rank_name
 from faro_pi.game.events import Event
-from faro_pi.game.rules import PACK_SIZE, PROFILE, Pair, Settlement, Table
+from faro_pi.game.odds import last_three, next_pair
+from faro_pi.game.pack import FINAL_WINNER, PACK_SIZE
+from faro_pi.game.rules import PROFILE, Pair, Settlement, Table
 
 
 def entries(table: Table) -> str:
@@ -119,6 +122,59 @@ def history(events: Iterable[Event]) -> dict[str, Any]:
         ],
         "balances": dict(table.balances),
     }
+
+
+def odds(table: Table, version: int) -> dict[str, Any]:
+    """The exact odds of :mod:`faro_pi.game.odds` for the table now (``GET /api/odds``).
+
+    Each chance comes twice: a float, and the exact fraction as ``"n/d"``.
+    """
+    n = len(table.pack.exposed)
+    if n >= FINAL_WINNER:
+        coming = "none"
+    elif n == 0:
+        coming = "soda"
+    else:
+        coming = "winner" if n % 2 == 0 else "pair"
+    ranks = []
+    for rank, chances in next_pair(table).items():
+        three = {"lose": chances.lose, "win": chances.win, "split": chances.split}
+        ranks.append(
+            {
+                "rank": RANKS[rank - 1],
+                "count": table.pack.counts[rank],
+                **{k: float(v) for k, v in three.items()},
+                "fractions": {k: _fraction(v) for k, v in three.items()},
+            }
+        )
+    orders = last_three(table)
+    called = None
+    if orders:
+        by_colour = isinstance(orders[0][0][0], str)
+        called = {
+            "by": "colour" if by_colour else "rank",
+            "orders": [
+                {
+                    ("colours" if by_colour else "order"): (
+                        list(order) if by_colour else [RANKS[r - 1] for r in order]
+                    ),
+                    "chance": float(chance),
+                    "fraction": _fraction(chance),
+                }
+                for order, chance in orders
+            ],
+        }
+    return {
+        "version": version,
+        "left": table.pack.left,
+        "next": coming,
+        "ranks": ranks,
+        "last_three": called,
+    }
+
+
+def _fraction(value: Fraction) -> str:
+    return f"{value.numerator}/{value.denominator}"
 
 
 def describe(state: dict[str, Any]) -> list[str]:

@@ -1,0 +1,389 @@
+"""The console's OpenAPI 3.1 document, served at ``/openapi.json``.
+
+The events' part is built from :mod:`faro_pi.game.wire`, which is held to the
+decoder of :mod:`faro_pi.game.events`; the rest describes the JSON of
+:mod:`faro_pi.console.state`.
+"""
+
+from __future__ import annotations
+
+from faro_pi.console.token import TOKEN_FILE
+from faro_pi.game.events import ALARM_KINDS
+from faro_pi.game.wire import COLOUR, THREE, WIRE, Wire
+
+
+def _object(properties: dict, required: tuple = (), **more) -> dict:
+    return {"type": "object", "properties": properties, "required": list(required), **more}
+
+
+def _ref(name: str) -> dict:
+    return {"$ref": f"#/components/schemas/{name}"}
+
+
+def _event(wire: Wire) -> dict:
+    schema = _object(
+        wire.properties,
+        ("type", *wire.required),
+        description=wire.summary + " Other fields are allowed and ignored.",
+        examples=list(wire.examples),
+    )
+    if wire.either:
+        schema["oneOf"] = [{"required": [name]} for name in wire.either]
+    return schema
+
+
+def _component(wire: Wire) -> str:
+    return f"{wire.name.capitalize()}Event"
+
+
+_ENTERED = [wire for wire in WIRE.values() if wire.entered]
+"""The events a lookout may post: all but the shoe's alarms."""
+
+_EVENTS = {_component(wire): _event(wire) for wire in _ENTERED}
+
+_INT = {"type": "integer"}
+_STR = {"type": "string"}
+_NULLABLE_STR = {"type": ["string", "null"]}
+
+_SETTLEMENT = _object(
+    {
+        "player": _STR,
+        "delta": {**_INT, "description": "What it did to the player's balance."},
+        "outcome": {"enum": ["lost", "won", "split", "called", "miscalled"]},
+        "rank": {"type": ["string", "null"], "description": "null for a call"},
+        "copper": {"type": "boolean"},
+        "weight": _INT,
+    },
+    ("player", "delta", "outcome", "rank", "copper", "weight"),
+)
+
+_PAIR = _object(
+    {
+        "pack": _INT,
+        "turn": {**_INT, "minimum": 1, "maximum": 25},
+        "loser": _STR,
+        "winner": _STR,
+        "split": {"type": "boolean"},
+        "settlements": {"type": "array", "items": _ref("Settlement")},
+        "banker": {**_INT, "description": "The banker's net from this pair."},
+    },
+    ("pack", "turn", "loser", "winner", "split", "settlements", "banker"),
+)
+
+_CALL = _object(
+    {
+        "player": _STR,
+        "weight": _INT,
+        "order": {"type": "array", "items": _STR},
+        "colours": {"type": "array", "items": _STR},
+    },
+    ("player", "weight"),
+)
+
+_STATE = _object(
+    {
+        "version": {**_INT, "description": "Rises with every change, across restarts too."},
+        "profile": {"const": "teaching"},
+        "pack": _object(
+            {
+                "number": _INT,
+                "exposed": {"type": "array", "items": _STR, "description": "In order."},
+                "left": _INT,
+                "turn": {**_INT, "description": "Pairs completed."},
+                "soda": _NULLABLE_STR,
+                "hock": _NULLABLE_STR,
+                "complete": {"type": "boolean"},
+            },
+            ("number", "exposed", "left", "turn", "soda", "hock", "complete"),
+        ),
+        "case": {
+            "type": "array",
+            "description": "Cards of each rank still in the shoe, A to K.",
+            "items": _object({"rank": _STR, "count": _INT}, ("rank", "count")),
+            "minItems": 13,
+            "maxItems": 13,
+        },
+        "pair": {
+            "description": "The pair in play: its loser is out, its winner is not (else null).",
+            "oneOf": [
+                {"type": "null"},
+                _object({"turn": _INT, "loser": _STR}, ("turn", "loser")),
+            ],
+        },
+        "last_pair": {"oneOf": [{"type": "null"}, _ref("Pair")]},
+        "entries": {"enum": ["open", "locked", "closed"]},
+        "predictions": {
+            "type": "array",
+            "items": _object(
+                {"player": _STR, "rank": _STR, "weight": _INT, "copper": {"type": "boolean"}},
+                ("player", "rank", "weight", "copper"),
+            ),
+        },
+        "calls": {"type": "array", "items": _ref("Call")},
+        "call_results": {
+            "type": "array",
+            "items": _ref("Settlement"),
+            "description": "What the calls did at the last hock of this pack.",
+        },
+        "seats": {"type": "array", "items": _STR, "description": "In table order."},
+        "banker": _NULLABLE_STR,
+        "balances": {"type": "object", "additionalProperties": _INT},
+        "leaders": {"type": "array", "items": _STR},
+        "alarms": {
+            "type": "array",
+            "items": _object(
+                {"kind": {"enum": list(ALARM_KINDS)}, "text": _STR, "card": _NULLABLE_STR},
+                ("kind", "text", "card"),
+            ),
+        },
+    },
+    (
+        "version",
+        "profile",
+        "pack",
+        "case",
+        "pair",
+        "last_pair",
+        "entries",
+        "predictions",
+        "calls",
+        "call_results",
+        "seats",
+        "banker",
+        "balances",
+        "leaders",
+        "alarms",
+    ),
+)
+
+_HISTORY = _object(
+    {
+        "pairs": {"type": "array", "items": _ref("Pair"), "description": "Every pair, in order."},
+        "packs": {
+            "type": "array",
+            "items": _object(
+                {
+                    "number": _INT,
+                    "banker": _NULLABLE_STR,
+                    "calls": {"type": "array", "items": _ref("Settlement")},
+                },
+                ("number", "banker", "calls"),
+            ),
+        },
+        "balances": {"type": "object", "additionalProperties": _INT},
+    },
+    ("pairs", "packs", "balances"),
+)
+
+_CHANCE = {"type": "number", "minimum": 0, "maximum": 1}
+_FRACTION = {
+    "type": "string",
+    "pattern": "^[0-9]+/[1-9][0-9]*$",
+    "description": "The same chance exactly, as numerator/denominator in lowest terms.",
+}
+
+_ODDS = _object(
+    {
+        "version": {**_INT, "description": "The state's version these odds are for."},
+        "left": {**_INT, "description": "Cards still in the shoe."},
+        "next": {
+            "enum": ["soda", "pair", "winner", "none"],
+            "description": "What 'the next pair' is: the pair after the soda, the next pair, "
+            "the winner of the pair under way (its loser is out), or none left to settle.",
+        },
+        "ranks": {
+            "type": "array",
+            "description": "A to K: the chances that the next pair makes the rank lose, win "
+            "or split; what is left over, it leaves the rank alone.",
+            "minItems": 13,
+            "maxItems": 13,
+            "items": _object(
+                {
+                    "rank": _STR,
+                    "count": {**_INT, "description": "Its cards still in the shoe."},
+                    "lose": _CHANCE,
+                    "win": _CHANCE,
+                    "split": _CHANCE,
+                    "fractions": _object(
+                        {"lose": _FRACTION, "win": _FRACTION, "split": _FRACTION},
+                        ("lose", "win", "split"),
+                    ),
+                },
+                ("rank", "count", "lose", "win", "split", "fractions"),
+            ),
+        },
+        "last_three": {
+            "description": "With three cards left: every order a call may name (loser, "
+            "winner, hock), by rank, or by colour when the three share a rank; else null.",
+            "oneOf": [
+                {"type": "null"},
+                _object(
+                    {
+                        "by": {"enum": ["rank", "colour"]},
+                        "orders": {
+                            "type": "array",
+                            "items": _object(
+                                {
+                                    "order": {"type": "array", "items": _STR, **THREE},
+                                    "colours": {"type": "array", "items": COLOUR, **THREE},
+                                    "chance": _CHANCE,
+                                    "fraction": _FRACTION,
+                                },
+                                ("chance", "fraction"),
+                            ),
+                        },
+                    },
+                    ("by", "orders"),
+                ),
+            ],
+        },
+    },
+    ("version", "left", "next", "ranks", "last_three"),
+)
+
+_ERROR = _object({"error": _STR}, ("error",))
+_REFUSAL = _object(
+    {
+        "rule": {**_STR, "description": "A short stable name of the rule, e.g. entries-closed."},
+        "error": {**_STR, "description": "What is wrong, for people."},
+    },
+    ("rule", "error"),
+)
+
+
+def _content(schema: dict) -> dict:
+    return {"application/json": {"schema": schema}}
+
+
+def _answer(description: str, schema: dict) -> dict:
+    return {"description": description, "content": _content(schema)}
+
+
+def openapi() -> dict:
+    """The console's OpenAPI 3.1 description, served at ``/openapi.json``."""
+    return {
+        "openapi": "3.1.0",
+        "info": {
+            "title": "faro-pi: the lookout's console",
+            "version": "1",
+            "description": "Every change is one event of the table's vocabulary, posted to "
+            "/api/events: journaled first, then applied. Reads need no token.",
+        },
+        "paths": {
+            "/api/events": {
+                "post": {
+                    "operationId": "enter",
+                    "summary": "Enter one event at the table",
+                    "security": [{"token": []}],
+                    "requestBody": {
+                        "required": True,
+                        "content": {
+                            "application/json": {
+                                "schema": _ref("Event"),
+                                "examples": {
+                                    wire.name + (f"-{i}" if i else ""): {"value": example}
+                                    for wire in _ENTERED
+                                    for i, example in enumerate(wire.examples)
+                                },
+                            }
+                        },
+                    },
+                    "responses": {
+                        "200": _answer(
+                            "Applied: the event as journaled and the state after it",
+                            _object(
+                                {"event": {"type": "object"}, "state": _ref("State")},
+                                ("event", "state"),
+                            ),
+                        ),
+                        "400": _answer("The body is not JSON", _ref("Error")),
+                        "401": _answer("No token, or the wrong one", _ref("Error")),
+                        "409": _answer(
+                            "The rules refuse it now; nothing has changed", _ref("Refusal")
+                        ),
+                        "413": _answer("The body is too large", _ref("Error")),
+                        "422": _answer(
+                            "Not an event of the vocabulary (a wrong type or code)",
+                            _ref("Refusal"),
+                        ),
+                        "503": _answer("The journal cannot be written", _ref("Error")),
+                    },
+                },
+                "get": {
+                    "operationId": "watch",
+                    "summary": "The state after every change, as Server-Sent Events",
+                    "description": "Each message is 'event: state', 'id: <version>' and "
+                    "'data: <State as JSON>'; the current state comes first. Comment lines "
+                    "keep a quiet stream open. A slow reader misses intermediate states.",
+                    "responses": {
+                        "200": {
+                            "description": "An endless stream",
+                            "content": {"text/event-stream": {"schema": {"type": "string"}}},
+                        }
+                    },
+                },
+            },
+            "/api/state": {
+                "get": {
+                    "operationId": "state",
+                    "summary": "The table now",
+                    "responses": {"200": _answer("The state", _ref("State"))},
+                }
+            },
+            "/api/history": {
+                "get": {
+                    "operationId": "history",
+                    "summary": "Every pair of the session and each pack's calls",
+                    "responses": {"200": _answer("The history", _ref("History"))},
+                }
+            },
+            "/api/odds": {
+                "get": {
+                    "operationId": "odds",
+                    "summary": "Exact odds of the next pair for each rank, and of each order "
+                    "at the last three",
+                    "responses": {"200": _answer("The odds now", _ref("Odds"))},
+                }
+            },
+            "/api/export": {
+                "get": {
+                    "operationId": "export",
+                    "summary": "The journal as JSON lines for faro-pi replay",
+                    "responses": {
+                        "200": {
+                            "description": "One event a line, as faro-pi export prints them",
+                            "content": {"application/x-ndjson": {"schema": {"type": "string"}}},
+                        }
+                    },
+                }
+            },
+        },
+        "components": {
+            "securitySchemes": {
+                "token": {
+                    "type": "http",
+                    "scheme": "bearer",
+                    "description": f"The console's token: in {TOKEN_FILE} beside the journal, "
+                    "or console.token in the configuration.",
+                }
+            },
+            "schemas": {
+                "Event": {
+                    "oneOf": [_ref(name) for name in _EVENTS],
+                    "discriminator": {
+                        "propertyName": "type",
+                        "mapping": {wire.name: _ref(_component(wire))["$ref"] for wire in _ENTERED},
+                    },
+                },
+                **_EVENTS,
+                "State": _STATE,
+                "Pair": _PAIR,
+                "Settlement": _SETTLEMENT,
+                "Call": _CALL,
+                "History": _HISTORY,
+                "Odds": _ODDS,
+                "Refusal": _REFUSAL,
+                "Error": _ERROR,
+            },
+        },
+    }

@@ -1,0 +1,69 @@
+"""The console's token: what a change posted to the console must carry.
+
+A token set in the configuration wins; otherwise the daemon makes one at its
+first start and keeps it in :data:`TOKEN_FILE` beside the journal, where the
+command line's clients on the same machine read it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import secrets
+from pathlib import Path
+
+from faro_pi.service.config import Config, ConsoleConfig
+
+log = logging.getLogger("faro_pi")
+
+TOKEN_FILE = "console.token"
+"""Beside the journal: the console's token when the configuration names none."""
+
+
+def token_path(config: Config) -> Path:
+    """Where the generated token is kept: beside the journal, which the daemon owns."""
+    return config.journal.path.parent / TOKEN_FILE
+
+
+def console_token(settings: ConsoleConfig, path: Path) -> str:
+    """The configured token, or the one kept at ``path`` (made there at the first start).
+
+    The file is written whole under a temporary name, created with
+    ``O_EXCL`` and mode 0600, then linked into place, which fails rather
+    than replace a token another start has just made: every start sees one
+    complete token or none.
+    """
+    if settings.token is not None:
+        return settings.token
+    with contextlib.suppress(FileNotFoundError):
+        return read_token(path)
+    token = "-"
+    while token.startswith("-"):  # it would read as an option on a command line
+        token = secrets.token_urlsafe(32)
+    spare = path.with_name(f".{path.name}.{os.getpid()}")
+    fd = os.open(spare, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    try:
+        with open(fd, "w", encoding="utf-8") as file:
+            file.write(token + "\n")
+            file.flush()
+            os.fsync(file.fileno())
+        try:
+            os.link(spare, path)
+        except FileExistsError:
+            return read_token(path)
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(spare)
+    log.info("console: made a new token in %s", path)
+    return token
+
+
+def read_token(path: Path) -> str:
+    """The token kept at ``path``; an empty file is an error, never a token."""
+    token = path.read_text(encoding="utf-8").strip()
+    if not token:
+        raise OSError(f"{path}: the console's token file is empty; delete it to make a new one")
+    if path.stat().st_mode & 0o077:
+        log.warning("console: %s can be read by others; chmod 600 it", path)
+    return token
