@@ -14,6 +14,7 @@ import json
 import logging
 import os
 import re
+import signal
 import socket
 import stat
 import sys
@@ -689,6 +690,29 @@ def test_a_quiet_stream_hears_a_heartbeat(tmp_path):
             assert head.headers["content-type"].startswith("text/event-stream")
 
     asyncio.run(scenario())
+
+
+def test_the_console_leaves_sigterm_to_the_daemon_and_sleeps_until_closed(tmp_path):
+    """uvicorn, left to itself, takes SIGTERM and wakes ten times a second; a guest must not."""
+    console_config(tmp_path)
+    before = signal.getsignal(signal.SIGTERM)
+
+    async def scenario():
+        async with console_table(tmp_path) as lookout:
+            await lookout.state()  # the server is up
+            server = lookout.console.server
+            assert getattr(signal.getsignal(signal.SIGTERM), "__self__", None) is not server
+            ticks = []
+            tick = server.on_tick
+            server.on_tick = lambda counter: (ticks.append(counter), tick(counter))[1]
+            await asyncio.sleep(0.35)  # uvicorn's own main loop would tick three times
+            assert ticks == []
+            os.kill(os.getpid(), signal.SIGTERM)
+            async with asyncio.timeout(5):
+                await lookout.daemon.stopped.wait()  # the daemon's handler heard it
+
+    asyncio.run(scenario())
+    assert signal.getsignal(signal.SIGTERM) == before  # nothing left behind
 
 
 # -- history and export ------------------------------------------------------------------

@@ -22,7 +22,7 @@ import json
 import logging
 import socket
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from faro_pi.console import state as snapshot
 from faro_pi.console.openapi import openapi
@@ -30,6 +30,9 @@ from faro_pi.console.token import TOKEN_FILE, console_token, token_path
 from faro_pi.exc import JournalError, Refused
 from faro_pi.game.events import event_from_json, event_to_json
 from faro_pi.service.config import Config
+
+if TYPE_CHECKING:
+    from faro_pi.console.guest import GuestServer
 
 log = logging.getLogger("faro_pi")
 
@@ -144,15 +147,18 @@ class Console:
         self.closing = False
         self.port: int | None = None
         self.app = self._app()
+        self.server: GuestServer | None = None
+        """The uvicorn server, once started."""
         self._serving: asyncio.Task | None = None
-        self._closed = asyncio.Event()
 
     def start(self, listener: socket.socket) -> None:
         """Serves on ``listener`` (bound and listening already) from a task on this loop."""
         import uvicorn
 
+        from faro_pi.console.guest import GuestServer
+
         self.port = listener.getsockname()[1]
-        server = uvicorn.Server(
+        self.server = GuestServer(
             uvicorn.Config(
                 self.app,
                 log_level="warning",
@@ -162,16 +168,14 @@ class Console:
                 http="h11",
                 ws="none",
                 proxy_headers=False,
+                server_header=False,
+                # A Pi has no clock of its own, and a server without a reliable
+                # clock must not send a Date (RFC 9110, 6.6.1).
+                date_header=False,
                 timeout_graceful_shutdown=1,
             )
         )
-        # SIGTERM belongs to the daemon, which closes the console on its way out.
-        server.capture_signals = contextlib.nullcontext
-        # uvicorn wakes ten times a second to refresh its Date header and look for the
-        # end; the console just waits for close(). No Date is sent: a Pi has no clock
-        # of its own, and a server without a reliable clock must not send one.
-        server.main_loop = self._closed.wait
-        self._serving = asyncio.create_task(server.serve([listener]), name="console")
+        self._serving = asyncio.create_task(self.server.serve([listener]), name="console")
         self._serving.add_done_callback(self._stopped)
 
     def _stopped(self, task: asyncio.Task) -> None:
@@ -183,9 +187,9 @@ class Console:
         self.closing = True
         for client in list(self.clients):
             client.offer(None)
-        self._closed.set()
-        if self._serving is None:
+        if self.server is None:
             return
+        self.server.stop()
         with contextlib.suppress(Exception):
             await self._serving
 
