@@ -5,10 +5,12 @@ import subprocess
 import sys
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from faro_pi.cli import main
 from faro_pi.exc import Refused
-from faro_pi.game.events import event_from_json
+from faro_pi.game.events import decode_event, event_from_json
 
 WORKED_EXAMPLE = """\
 {"type":"session","seats":["Ann","Bob","Cy"],"banker":"Cy"}
@@ -142,3 +144,35 @@ def test_malformed_events_are_refused_with_a_message(obj):
 def test_ten_is_accepted_as_t_and_extra_fields_are_ignored():
     event = event_from_json({"type": "card", "card": "th", "seq": 17, "at": "x"})
     assert event.card.code == "10H"
+
+
+# The quick path from a line (msgspec) and the long way (json.loads and a walk of the
+# dict) must take and refuse exactly the same lines, with the same messages.
+_VALUES = st.sampled_from(
+    [None, True, False, 0, 2, 3, -2, 2.0, "", " ", "Ann", " Ann ", "9", "t", "10", "Z",
+     "KD", "kd", " 10H", "XX", "red", "RED", "black", "lost", "gap", "nope",
+     ["Ann", "Bob"], ["Ann", ""], ["7", "J", "3"], ["7", "J"], ["red", "black", "red"],
+     ["red", "black", "blue"], {}, [1, 2, 3]]
+)  # fmt: skip
+_KEYS = st.sampled_from(
+    ["seats", "banker", "card", "source", "player", "rank", "weight", "copper", "order",
+     "colours", "kind", "text", "extra"]
+)  # fmt: skip
+_TYPES = st.sampled_from(
+    ["session", "card", "bet", "remove", "lock", "call", "shuffle", "void", "alarm", "clear",
+     "nope", 3, None]
+)  # fmt: skip
+
+
+def _outcome(decode, line):
+    try:
+        return ("event", decode(line))
+    except Refused as exc:
+        return ("refused", exc.rule, exc.message)
+
+
+@settings(max_examples=3000, deadline=None)
+@given(_TYPES, st.dictionaries(_KEYS, _VALUES, max_size=5))
+def test_a_line_decodes_the_quick_way_exactly_as_the_long_way(kind, fields):
+    line = json.dumps({"type": kind, **fields})
+    assert _outcome(decode_event, line) == _outcome(lambda x: event_from_json(json.loads(x)), line)

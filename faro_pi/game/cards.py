@@ -53,17 +53,19 @@ class Card(NamedTuple):
 DECK: tuple[Card, ...] = tuple(Card(rank, suit) for suit in SUITS for rank in range(1, 14))
 """All 52 cards, in case-keeper order (``DECK[card.index] is card``)."""
 
-_RANK_CODES: dict[str, int] = {name: i + 1 for i, name in enumerate(RANKS)}
-_RANK_CODES["T"] = 10
-_CARD_CODES: dict[str, Card] = {
-    name + card.suit: card for card in DECK for name, r in _RANK_CODES.items() if r == card.rank
+RANK_BY_CODE: dict[str, int] = {name: i + 1 for i, name in enumerate(RANKS)}
+"""Each rank code in upper case (``"10"`` and ``"T"`` alike) and its rank."""
+RANK_BY_CODE["T"] = 10
+CARD_BY_CODE: dict[str, Card] = {
+    name + card.suit: card for card in DECK for name, r in RANK_BY_CODE.items() if r == card.rank
 }
+"""Each card code in upper case and its card."""
 
 
 def parse_card(code: object) -> Card:
     """The card named by ``code``; refuses anything that is not one of the 52 cards."""
     if isinstance(code, str):
-        card = _CARD_CODES.get(code.strip().upper())
+        card = CARD_BY_CODE.get(code.strip().upper())
         if card is not None:
             return card
     raise Refused(
@@ -76,7 +78,7 @@ def parse_card(code: object) -> Card:
 def parse_rank(name: object) -> int:
     """The rank 1..13 named by ``name`` (``"A"``, ``"10"``, ``"t"``...)."""
     if isinstance(name, str):
-        rank = _RANK_CODES.get(name.strip().upper())
+        rank = RANK_BY_CODE.get(name.strip().upper())
         if rank is not None:
             return rank
     raise Refused("rank", f"{name!r} is not a rank: use A, 2-10 (or T), J, Q or K")

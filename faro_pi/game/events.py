@@ -7,28 +7,44 @@ lookout's console posts them. On the wire an event is a JSON object with a
 
 ``event_from_json`` checks shape (types, card and rank codes) and raises
 :class:`~faro_pi.exc.Refused` for anything malformed; whether an event is
-allowed *now* is the rules engine's business.
+allowed *now* is the rules engine's business. ``decode_event`` does the same
+from a line of JSON text, through msgspec's typed decoder, which is several
+times quicker than ``json.loads`` and a dictionary walk (replays and restores
+read every line of a journal); whatever that quick path does not take as it
+stands goes the long way, so every message is the same.
+
+The events are frozen msgspec Structs: immutable and hashable like frozen
+dataclasses, and about five times quicker to make.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import json
 from typing import Any
 
-from faro_pi.game.cards import Card, parse_card, parse_colour, parse_rank, rank_name
+import msgspec
+
+from faro_pi.game.cards import (
+    CARD_BY_CODE,
+    COLOURS,
+    RANK_BY_CODE,
+    Card,
+    parse_card,
+    parse_colour,
+    parse_rank,
+    rank_name,
+)
 from faro_pi.game.exc import Refused
 
 
-@dataclass(slots=True, frozen=True)
-class Session:
+class Session(msgspec.Struct, frozen=True):
     """Seats participants in table order and names the banker."""
 
     seats: tuple[str, ...]
     banker: str
 
 
-@dataclass(slots=True, frozen=True)
-class CardDrawn:
+class CardDrawn(msgspec.Struct, frozen=True):
     """A card exposed from the shoe: the soda, a loser, a winner or the hock.
 
     ``source`` says how it came (``"reader"``, ``"hand"``, ``"scanner"``); it
@@ -39,8 +55,7 @@ class CardDrawn:
     source: str | None = None
 
 
-@dataclass(slots=True, frozen=True)
-class Bet:
+class Bet(msgspec.Struct, frozen=True):
     """A prediction on a rank: ordinary plays it to win, coppered to lose."""
 
     player: str
@@ -49,8 +64,7 @@ class Bet:
     copper: bool = False
 
 
-@dataclass(slots=True, frozen=True)
-class Remove:
+class Remove(msgspec.Struct, frozen=True):
     """Takes a player's predictions on a rank off the layout (one direction if given)."""
 
     player: str
@@ -58,13 +72,11 @@ class Remove:
     copper: bool | None = None
 
 
-@dataclass(slots=True, frozen=True)
-class Lock:
+class Lock(msgspec.Struct, frozen=True):
     """The banker's signal: entries close until the next pair's winner."""
 
 
-@dataclass(slots=True, frozen=True)
-class Call:
+class Call(msgspec.Struct, frozen=True):
     """Calling the turn: the order of the last three cards (loser, winner, hock).
 
     By ``order`` (three ranks) normally; by ``colours`` when all three share a rank.
@@ -76,13 +88,11 @@ class Call:
     colours: tuple[str, str, str] | None = None
 
 
-@dataclass(slots=True, frozen=True)
-class Shuffle:
+class Shuffle(msgspec.Struct, frozen=True):
     """A new pack, after a complete one; the bank passes to the next seat."""
 
 
-@dataclass(slots=True, frozen=True)
-class Void:
+class Void(msgspec.Struct, frozen=True):
     """Takes back the last card exposed (a misread caught at the table).
 
     ``card`` names the card being voided, so that a repeated void cannot take
@@ -92,8 +102,7 @@ class Void:
     card: Card | None = None
 
 
-@dataclass(slots=True, frozen=True)
-class Alarm:
+class Alarm(msgspec.Struct, frozen=True):
     """Something at the shoe needs a person: a refused card, a no-read, a gap, a lost reader."""
 
     kind: str
@@ -101,8 +110,7 @@ class Alarm:
     card: Card | None = None
 
 
-@dataclass(slots=True, frozen=True)
-class Clear:
+class Clear(msgspec.Struct, frozen=True):
     """Clears the alarms (of one kind, if given) once the table has dealt with them."""
 
     kind: str | None = None
@@ -268,3 +276,157 @@ def event_to_json(event: Event) -> dict[str, Any]:
         case Clear(kind):
             return {"type": "clear"} if kind is None else {"type": "clear", "kind": kind}
     raise TypeError(f"not an event: {event!r}")
+
+
+# -- the quick path from a line of JSON -------------------------------------------------
+# One Struct per event type as it stands on the wire; msgspec checks the JSON types.
+# UNSET tells a missing key from an explicit null, as the long way does.
+
+_UNSET = msgspec.UNSET
+
+
+class _Wire(msgspec.Struct, frozen=True, tag_field="type"):
+    pass
+
+
+class _Session(_Wire, tag="session"):
+    seats: list[str]
+    banker: str | None = None
+
+
+class _Card(_Wire, tag="card"):
+    card: str
+    source: Any = None
+
+
+class _Bet(_Wire, tag="bet"):
+    player: str
+    rank: str
+    weight: int
+    copper: bool = False
+
+
+class _Remove(_Wire, tag="remove"):
+    player: str
+    rank: str
+    copper: bool | None = None
+
+
+class _Lock(_Wire, tag="lock"):
+    pass
+
+
+class _Call(_Wire, tag="call"):
+    player: str
+    weight: int
+    order: list[str] | msgspec.UnsetType = _UNSET
+    colours: list[str] | msgspec.UnsetType = _UNSET
+
+
+class _Shuffle(_Wire, tag="shuffle"):
+    pass
+
+
+class _Void(_Wire, tag="void"):
+    card: str | None = None
+
+
+class _Alarm(_Wire, tag="alarm"):
+    kind: str
+    text: Any = ""
+    card: str | None = None
+
+
+class _Clear(_Wire, tag="clear"):
+    kind: str | None = None
+
+
+class _LongWay(Exception):
+    """The quick path cannot take this line as it stands."""
+
+
+def _name(name: str) -> str:
+    name = name.strip()
+    if not name:
+        raise _LongWay
+    return name
+
+
+def _rank(code: str) -> int:
+    rank = RANK_BY_CODE.get(code)
+    if rank is None:
+        raise _LongWay
+    return rank
+
+
+def _drawn(code: str) -> Card:
+    card = CARD_BY_CODE.get(code)
+    if card is None:
+        raise _LongWay
+    return card
+
+
+def _quick_bet(w: _Bet) -> Bet:
+    player, rank = w.player, RANK_BY_CODE.get(w.rank)
+    if rank is None or not player or player[0].isspace() or player[-1].isspace():
+        return Bet(_name(player), _rank(w.rank), w.weight, w.copper)
+    return Bet(player, rank, w.weight, w.copper)
+
+
+def _quick_call(w: _Call) -> Call:
+    if (w.order is _UNSET) == (w.colours is _UNSET):
+        raise _LongWay
+    if w.order is not _UNSET:
+        if len(w.order) != 3:
+            raise _LongWay
+        return Call(_name(w.player), w.weight, order=tuple(_rank(r) for r in w.order))
+    if len(w.colours) != 3 or not all(c in COLOURS for c in w.colours):
+        raise _LongWay
+    return Call(_name(w.player), w.weight, colours=tuple(w.colours))
+
+
+def _quick_alarm(w: _Alarm) -> Alarm:
+    if w.kind not in ALARM_KINDS:
+        raise _LongWay
+    text = w.text if isinstance(w.text, str) else ""
+    return Alarm(w.kind, text, None if w.card is None else _drawn(w.card))
+
+
+def _quick_clear(w: _Clear) -> Clear:
+    if w.kind is None:
+        return CLEAR
+    if w.kind not in ALARM_KINDS:
+        raise _LongWay
+    return Clear(w.kind)
+
+
+_QUICK = {
+    _Session: lambda w: Session(
+        tuple(_name(s) for s in w.seats), None if w.banker is None else _name(w.banker)
+    ),
+    _Card: lambda w: CardDrawn(_drawn(w.card), w.source if isinstance(w.source, str) else None),
+    _Bet: _quick_bet,
+    _Remove: lambda w: Remove(_name(w.player), _rank(w.rank), w.copper),
+    _Lock: lambda w: LOCK,
+    _Call: _quick_call,
+    _Shuffle: lambda w: SHUFFLE,
+    _Void: lambda w: Void(None if w.card is None else _drawn(w.card)),
+    _Alarm: _quick_alarm,
+    _Clear: _quick_clear,
+}
+
+_decode = msgspec.json.Decoder(
+    _Session | _Card | _Bet | _Remove | _Lock | _Call | _Shuffle | _Void | _Alarm | _Clear
+).decode
+
+
+def decode_event(line: str | bytes) -> Event:
+    """The event a line of JSON stands for; refuses malformed ones as :func:`event_from_json`.
+
+    Raises ``ValueError`` (``json.JSONDecodeError``) when the line is not JSON at all.
+    """
+    try:
+        wire = _decode(line)
+        return _QUICK[type(wire)](wire)
+    except (msgspec.MsgspecError, _LongWay):
+        return event_from_json(json.loads(line))

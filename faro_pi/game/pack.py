@@ -82,6 +82,10 @@ def entries(at: Stage, locked: bool) -> Entries:
     return Entries.LOCKED if locked else Entries.OPEN
 
 
+OPEN_AT: tuple[bool, ...] = tuple(stage(n) in _OPEN_AT for n in range(PACK_SIZE + 1))
+"""Whether entries may be open with n cards exposed (unless locked): the engine's quick look."""
+
+
 def turn(exposed: int) -> int:
     """Pairs completed with ``exposed`` cards out (0 before the first winner, 25 at the end)."""
     return max(0, (exposed - 1) // 2)

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from faro_pi.game.events import event_from_json
+from faro_pi.game.events import decode_event
 from faro_pi.game.exc import Refused
 from faro_pi.game.rules import Table
 
@@ -39,10 +38,10 @@ def replay_lines(lines: Iterable[str]) -> Replay:
             continue
         try:
             try:
-                obj = json.loads(line)
+                event = decode_event(line)
             except ValueError as exc:
                 raise Refused("json", f"not a JSON object: {exc}") from None
-            apply(event_from_json(obj))
+            apply(event)
         except Refused as exc:
             result.refused.append((number, str(exc)))
     return result

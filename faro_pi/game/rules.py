@@ -14,6 +14,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field, fields
 
+import msgspec
+
 from faro_pi.game.cards import Card, rank_name
 from faro_pi.game.events import (
     Alarm,
@@ -31,6 +33,7 @@ from faro_pi.game.events import (
 from faro_pi.game.exc import Refused
 from faro_pi.game.pack import (
     FINAL_WINNER,
+    OPEN_AT,
     PACK_SIZE,
     Entries,
     Pack,
@@ -43,8 +46,7 @@ MIN_SEATS, MAX_SEATS = 2, 10
 PROFILE = "teaching"
 
 
-@dataclass(slots=True, frozen=True)
-class Settlement:
+class Settlement(msgspec.Struct, frozen=True):
     """What one prediction or call did to its owner's balance."""
 
     player: str
@@ -56,8 +58,7 @@ class Settlement:
     weight: int = 0
 
 
-@dataclass(slots=True, frozen=True)
-class Pair:
+class Pair(msgspec.Struct, frozen=True):
     """One turn of the pack: its loser, its winner and what they settled."""
 
     pack: int
@@ -224,10 +225,11 @@ class Table:
 
     def _open(self) -> None:
         """Refuses with the reason when entries are not open now."""
-        at = stage(len(self.state.pack.exposed))
-        now = entries(at, self.state.locked)
-        if now is Entries.OPEN:
+        s = self.state
+        if OPEN_AT[len(s.pack.exposed)] and not s.locked:
             return
+        at = stage(len(s.pack.exposed))
+        now = entries(at, s.locked)
         if at is Stage.FINAL or at is Stage.HOCK:
             why = "entries are closed for good: the final pair has been dealt"
         elif now is Entries.LOCKED:

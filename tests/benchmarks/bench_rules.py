@@ -18,6 +18,7 @@ from faro_pi.game.demo import play
 from faro_pi.game.events import Bet, CardDrawn, Session, event_to_json
 from faro_pi.game.replay import replay_lines
 from faro_pi.game.rules import Table
+from tests.benchmarks import naive_rules
 from tests.benchmarks.figures import report
 
 SEATS = tuple(f"P{i}" for i in range(10))
@@ -64,6 +65,14 @@ def main() -> None:
             jtimes.append(time.perf_counter() - start)
         report("deal from JSON lines (faro-pi replay)", jtimes)
         print(f"{'':<48} {len(jtimes) / sum(jtimes):9.0f} deals/s on one core")
+        ntimes = []
+        for g in lines:
+            start = time.perf_counter()
+            balances = naive_rules.replay(g)
+            ntimes.append(time.perf_counter() - start)
+            assert balances == replay_lines(g).table.balances, "the yardstick disagrees"
+        report("deal from JSON lines, naive dict-based rules", ntimes)
+        print(f"{'':<48} {len(ntimes) / sum(ntimes):9.0f} deals/s on one core")
 
     print("\ncost of one pair against predictions standing on other ranks")
     for standing in (0, 100, 1000, 10000):
