@@ -17,24 +17,21 @@ from faro_pi.exc import Refused
 from faro_pi.game.cards import RANKS, rank_name
 from faro_pi.game.events import Event
 from faro_pi.game.odds import last_three, next_pair
-from faro_pi.game.pack import FINAL_WINNER, PACK_SIZE
+from faro_pi.game.pack import Stage
 from faro_pi.game.rules import PROFILE, Pair, Settlement, Table
 
 
 def entries(table: Table) -> str:
     """``open``, ``locked`` (the banker's signal) or ``closed`` (a loser is out; the pack ends)."""
-    if table.entries_open:
-        return "open"
-    return "locked" if table.locked else "closed"
+    return table.entries.value
 
 
 def state(table: Table, version: int) -> dict[str, Any]:
     """Everything the table shows now; ``version`` rises with every change."""
     pack = table.pack
-    n = len(pack.exposed)
     current = None
-    if n >= 2 and n % 2 == 0 and n < PACK_SIZE:
-        current = {"turn": n // 2, "loser": pack.exposed[-1].code}
+    if pack.loser is not None:
+        current = {"turn": pack.turn + 1, "loser": pack.loser.code}
     return {
         "version": version,
         "profile": PROFILE,
@@ -124,18 +121,21 @@ def history(events: Iterable[Event]) -> dict[str, Any]:
     }
 
 
+_COMING = {
+    Stage.SHUFFLED: "soda",
+    Stage.LOSER: "winner",
+    Stage.FINAL: "none",
+    Stage.HOCK: "none",
+}
+"""What the next card completes, for the odds: the soda, a pair's winner, a whole pair, none."""
+
+
 def odds(table: Table, version: int) -> dict[str, Any]:
     """The exact odds of :mod:`faro_pi.game.odds` for the table now (``GET /api/odds``).
 
     Each chance comes twice: a float, and the exact fraction as ``"n/d"``.
     """
-    n = len(table.pack.exposed)
-    if n >= FINAL_WINNER:
-        coming = "none"
-    elif n == 0:
-        coming = "soda"
-    else:
-        coming = "winner" if n % 2 == 0 else "pair"
+    coming = _COMING.get(table.pack.stage, "pair")
     ranks = []
     for rank, chances in next_pair(table).items():
         three = {"lose": chances.lose, "win": chances.win, "split": chances.split}

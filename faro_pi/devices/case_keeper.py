@@ -30,7 +30,7 @@ from faro_pi.devices.wiring import ALL_LIT, frame_bytes
 from faro_pi.exc import FaroError
 from faro_pi.game.cards import RANKS, SUITS, Card
 from faro_pi.game.events import Alarm, CardDrawn, Clear, Event, Shuffle, Void
-from faro_pi.game.pack import LAST_THREE, PACK_SIZE
+from faro_pi.game.pack import PAIR_SETTLED, Stage
 from faro_pi.game.rules import Table
 from faro_pi.service.config import LedsConfig
 
@@ -139,18 +139,17 @@ def alarm_cells(table: Table) -> int:
 
 def signal_for(table: Table, event: Event | None) -> Signal:
     """The signal after ``event`` (None: the table as it stands, at start)."""
-    exposed = table.pack.exposed
-    n = len(exposed)
+    exposed, at = table.pack.exposed, table.pack.stage
     once: tuple[int, ...] = ()
     if isinstance(event, CardDrawn):
-        if n == PACK_SIZE:
+        if at is Stage.HOCK:
             once = sweep()
-        elif n > 1 and n % 2 == 1:
+        elif at in PAIR_SETTLED:
             once = pair_blink(exposed[-2], exposed[-1])
     loop: tuple[int, ...] = ()
     if table.alarms:
         loop = alarm_blink(alarm_cells(table))
-    elif n == LAST_THREE:
+    elif at is Stage.LAST_THREE:
         loop = last_three_blink(cells(table.pack.remaining()))
     return Signal(once, loop)
 

@@ -62,6 +62,10 @@ def stage(exposed: int) -> Stage:
     return Stage.SETTLED
 
 
+PAIR_SETTLED = frozenset({Stage.SETTLED, Stage.LAST_THREE, Stage.FINAL})
+"""The stages just after a pair's winner: the card exposed last settled a pair."""
+
+
 class Entries(StrEnum):
     """Whether predictions, removals, calls and a session may be entered now."""
 
@@ -76,10 +80,10 @@ _OPEN_AT = frozenset({Stage.SHUFFLED, Stage.SODA, Stage.SETTLED, Stage.LAST_THRE
 
 
 def entries(at: Stage, locked: bool) -> Entries:
-    """Entries at stage ``at`` with the banker's lock as given."""
-    if at not in _OPEN_AT:
-        return Entries.CLOSED
-    return Entries.LOCKED if locked else Entries.OPEN
+    """Entries at stage ``at`` with the banker's lock as given (it stands until the winner)."""
+    if locked:
+        return Entries.LOCKED
+    return Entries.OPEN if at in _OPEN_AT else Entries.CLOSED
 
 
 OPEN_AT: tuple[bool, ...] = tuple(stage(n) in _OPEN_AT for n in range(PACK_SIZE + 1))

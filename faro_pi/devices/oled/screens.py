@@ -42,7 +42,7 @@ from faro_pi.devices.oled.glyphs import (
     write_right,
 )
 from faro_pi.game.cards import Card
-from faro_pi.game.pack import LAST_THREE, PACK_SIZE
+from faro_pi.game.pack import Stage
 from faro_pi.game.rules import Table
 
 ROWS = 4
@@ -119,13 +119,8 @@ class ScreenView:
 def view(table: Table) -> ScreenView:
     """The snapshot of ``table`` for the screen; cheap enough for every event."""
     pack = table.pack
-    n = len(pack.exposed)
-    if table.entries_open:
-        entries = "open"
-    elif table.locked:
-        entries = "locked"
-    else:
-        entries = "closed"
+    at = pack.stage
+    entries = table.entries.value
     balances = _standings(table)
     alarm = None
     if table.alarms:
@@ -141,11 +136,11 @@ def view(table: Table) -> ScreenView:
         alarms=len(table.alarms),
         soda=pack.soda,
     )
-    if n == 0:
+    if at is Stage.SHUFFLED:
         return ScreenView("shuffle", **common)
-    if n == 1:
+    if at is Stage.SODA:
         return ScreenView("soda", **common)
-    if n == PACK_SIZE:
+    if at is Stage.HOCK:
         results = _nets(table.call_results, table.seats)
         return ScreenView(
             "hock",
@@ -155,8 +150,8 @@ def view(table: Table) -> ScreenView:
             bank=-sum(delta for _, delta in results),
             **common,
         )
-    if n % 2 == 0:
-        return ScreenView("turn", turn=n // 2, loser=pack.exposed[-1], **common)
+    if at is Stage.LOSER:
+        return ScreenView("turn", turn=pack.turn + 1, loser=pack.loser, **common)
     pair = table.last_pair
     turn = dict(
         turn=pair.turn,
@@ -165,7 +160,7 @@ def view(table: Table) -> ScreenView:
         settled=_nets(pair.settlements, table.seats),
         bank=pair.banker_delta,
     )
-    if n == LAST_THREE:
+    if at is Stage.LAST_THREE:
         three = tuple(sorted(pack.remaining(), key=lambda c: (c.rank, c.index)))
         return ScreenView("call", three=three, calls=len(table.calls), **turn, **common)
     return ScreenView("turn", **turn, **common)
