@@ -26,7 +26,6 @@ companion files.
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import json
 import os
 import sqlite3
@@ -37,40 +36,7 @@ from typing import Any, NamedTuple
 
 from faro_pi.exc import JournalError
 from faro_pi.game.events import Event, event_to_json
-
-SCHEMA_VERSION = 1
-"""Kept in ``PRAGMA user_version``; a journal from a newer faro-pi is refused, not guessed at."""
-
-APPLICATION_ID = 0x4641524F
-"""``PRAGMA application_id`` ("FARO"): tells our journal from any other SQLite file."""
-
-_SCHEMA = f"""
-BEGIN;
-CREATE TABLE events (
-    id INTEGER PRIMARY KEY,
-    at REAL NOT NULL,
-    event TEXT NOT NULL,
-    refused TEXT,
-    seq INTEGER CHECK (seq IS NULL OR typeof(seq) = 'integer')
-);
-CREATE TRIGGER events_no_update BEFORE UPDATE ON events
-BEGIN SELECT RAISE(ABORT, 'the journal is append-only'); END;
-CREATE TRIGGER events_no_delete BEFORE DELETE ON events
-BEGIN SELECT RAISE(ABORT, 'the journal is append-only'); END;
-CREATE TABLE link (
-    one INTEGER PRIMARY KEY CHECK (one = 1),
-    seq INTEGER CHECK (seq IS NULL OR typeof(seq) = 'integer'),
-    after INTEGER
-);
-INSERT INTO link (one, seq, after) VALUES (1, NULL, 0);
-CREATE TABLE room (pad BLOB);
-PRAGMA application_id = {APPLICATION_ID};
-PRAGMA user_version = {SCHEMA_VERSION};
-COMMIT;
-"""
-
-LOG_ROOM = 1 << 20
-"""Bytes of write-ahead log made ready at each writer's open (see :func:`_make_room`)."""
+from faro_pi.service.journal_file import DAMAGE, broken, open_file, unreadable
 
 CHECKPOINT_AFTER = 2000
 """Appends without an idle moment after which an append folds the log back itself."""
@@ -78,10 +44,6 @@ CHECKPOINT_AFTER = 2000
 _INSERT = "INSERT INTO events (at, event, refused, seq) VALUES (?, ?, ?, ?)"
 _SET_LINK = "UPDATE link SET seq = ?, after = (SELECT coalesce(max(id), 0) FROM events)"
 _LAST_FRAME = "SELECT id, seq FROM events WHERE seq IS NOT NULL ORDER BY id DESC LIMIT 1"
-_SQLITE_MAGIC = b"SQLite format 3\x00"
-_ADVICE = (
-    "move it aside and restore a backup or start a new journal; faro-pi never overwrites a journal"
-)
 
 _encoder = json.JSONEncoder(
     separators=(",", ":"), sort_keys=True, ensure_ascii=False, allow_nan=False
@@ -108,7 +70,14 @@ class Journal:
     starting the next.
     """
 
-    def __init__(self, db: sqlite3.Connection, path: Path, readonly: bool, created: bool):
+    def __init__(
+        self,
+        db: sqlite3.Connection,
+        path: Path,
+        readonly: bool,
+        created: bool,
+        lock: int | None = None,
+    ):
         self._db = db
         self._closed = False
         self.path = path
@@ -116,7 +85,7 @@ class Journal:
         self.created = created
         """True when this open started a new journal, so the daemon can say so."""
         self._since_checkpoint = 0
-        self._lock: int | None = None
+        self._lock = lock
 
     @classmethod
     def open(cls, path: str | os.PathLike[str], *, readonly: bool = False) -> Journal:
@@ -126,42 +95,8 @@ class Journal:
         create nothing and see every committed event.
         """
         path = Path(path)
-        size = _size(path)
-        if size is None and readonly:
-            raise JournalError(f"{path}: no journal there", "missing")
-        if size == 0:
-            _check_empty(path, readonly)
-        elif size is not None:
-            _check_header(path)
-        else:
-            _make_folder(path.parent)
-        try:
-            if readonly:
-                target = path.absolute().as_uri() + "?mode=ro"
-                db = sqlite3.connect(
-                    target, uri=True, isolation_level=None, check_same_thread=False
-                )
-            else:
-                db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
-        except sqlite3.Error as exc:
-            raise JournalError(f"{path}: cannot open the journal: {exc}", "cannot-open") from exc
-        lock = None
-        try:
-            if not readonly:
-                lock = _only_writer(path)
-            fresh = _verify(db, path)
-            if fresh and readonly:
-                raise JournalError(f"{path}: holds no journal yet", "empty")
-            if not readonly:
-                _prepare(db, path, fresh)
-        except BaseException:
-            db.close()
-            if lock is not None:
-                os.close(lock)
-            raise
-        journal = cls(db, path, readonly, created=fresh)
-        journal._lock = lock
-        return journal
+        db, lock, fresh = open_file(path, readonly)
+        return cls(db, path, readonly, created=fresh, lock=lock)
 
     def append(
         self,
@@ -244,7 +179,7 @@ class Journal:
                     except ValueError:
                         event = None
                     if type(event) is not dict:
-                        raise _broken(self.path, f"row {rowid} is not a JSON object")
+                        raise broken(self.path, f"row {rowid} is not a JSON object")
                     yield Entry(rowid, at, event, refused)
         finally:
             cursor.close()
@@ -275,192 +210,11 @@ class Journal:
     def _read(self, sql: str, params: tuple = ()) -> sqlite3.Cursor:
         try:
             return self._db.execute(sql, params)
-        except _DAMAGE as exc:
-            raise _unreadable(self.path, exc) from exc
+        except DAMAGE as exc:
+            raise unreadable(self.path, exc) from exc
 
     def _fetch(self, cursor: sqlite3.Cursor) -> list[tuple]:
         try:
             return cursor.fetchmany(256)
-        except _DAMAGE as exc:
-            raise _unreadable(self.path, exc) from exc
-
-
-def _broken(path: Path, what: str, reason: str = "corrupt") -> JournalError:
-    return JournalError(f"{path}: {what}; {_ADVICE}", reason)
-
-
-_DAMAGE = (sqlite3.DatabaseError, MemoryError)
-"""What SQLite raises on a damaged file: mostly "malformed", but a wild length
-in a damaged page can make it give up for want of memory (SQLITE_NOMEM)."""
-
-
-def _unreadable(path: Path, exc: BaseException) -> JournalError:
-    if isinstance(exc, MemoryError):
-        return _broken(
-            path, "cannot be read (SQLite ran out of memory, as a damaged page makes it)"
-        )
-    return _broken(path, f"cannot be read ({exc})")
-
-
-def _size(path: Path) -> int | None:
-    """The file's size, or None when there is no file; anything but a file is an error."""
-    try:
-        stat = path.stat()
-    except FileNotFoundError:
-        return None
-    except OSError as exc:
-        raise JournalError(
-            f"{path}: cannot open the journal: {exc.strerror}", "cannot-open"
-        ) from exc
-    if not path.is_file():
-        raise JournalError(f"{path}: is not a file; give the path of a journal file", "not-a-file")
-    return stat.st_size
-
-
-def _check_header(path: Path) -> None:
-    """Refuses a file that is not SQLite before SQLite touches it."""
-    try:
-        with path.open("rb") as file:
-            header = file.read(100)
-    except OSError as exc:
-        raise JournalError(
-            f"{path}: cannot open the journal: {exc.strerror}", "cannot-open"
-        ) from exc
-    if len(header) < 100 or not header.startswith(_SQLITE_MAGIC):
-        raise _broken(path, "is not a SQLite database", "not-a-journal")
-
-
-def _check_empty(path: Path, readonly: bool) -> None:
-    """A 0-byte file holds no events, unless a log beside it does: SQLite would delete that log."""
-    wal = path.with_name(path.name + "-wal")
-    if wal.exists() and wal.stat().st_size > 0:
-        raise _broken(path, f"is empty but its log {wal.name} is not")
-    if readonly:
-        raise JournalError(f"{path}: holds no journal yet", "empty")
-
-
-def _verify(db: sqlite3.Connection, path: Path) -> bool:
-    """Checks that the file is a sound journal of our schema; True when it is a new, empty database.
-
-    ``PRAGMA quick_check`` reads every page, which is also what a restart's
-    replay does next, so it costs little more than warming the cache.
-    """
-    try:
-        objects = {name for (name,) in db.execute("SELECT name FROM sqlite_master")}
-        app = db.execute("PRAGMA application_id").fetchone()[0]
-        version = db.execute("PRAGMA user_version").fetchone()[0]
-        if not objects and app == 0 and version == 0:
-            return True
-        if app != APPLICATION_ID or not {"events", "link"} <= objects:
-            raise _broken(path, "is a SQLite database but not a faro-pi journal", "not-a-journal")
-        if version > SCHEMA_VERSION:
-            raise JournalError(
-                f"{path}: is a journal of schema {version}, newer than this faro-pi reads "
-                f"({SCHEMA_VERSION}); use a newer faro-pi; faro-pi never overwrites a journal",
-                "newer-schema",
-            )
-        if version != SCHEMA_VERSION:
-            raise _broken(path, f"has unknown journal schema {version}", "unknown-schema")
-        _quick_check(db, path)
-        if db.execute("SELECT count(*) FROM link").fetchone()[0] != 1:
-            raise _broken(path, "has lost the shoe link's row")
-    except _DAMAGE as exc:
-        raise _unreadable(path, exc) from exc
-    return False
-
-
-def _quick_check(db: sqlite3.Connection, path: Path) -> None:
-    """Runs ``PRAGMA quick_check`` and reports its first finding on one line.
-
-    It finds damage to the file's structure (torn or overwritten pages), not a
-    changed byte inside an event's text: SQLite keeps no checksums of its own.
-    """
-    cursor = db.execute("PRAGMA quick_check")
-    findings: list[str] = []
-    try:
-        for (text,) in cursor:
-            findings += (line for line in text.splitlines() if not line.startswith("***"))
-    except _DAMAGE:
-        if not findings:
-            raise
-    if findings != ["ok"]:
-        more = f", {len(findings) - 1} more findings" if len(findings) > 1 else ""
-        raise _broken(path, f"is corrupt (quick_check: {findings[0]}{more})")
-
-
-def _prepare(db: sqlite3.Connection, path: Path, fresh: bool) -> None:
-    """Sets the writer's durability and, on a new journal, writes the schema."""
-    try:
-        mode = db.execute("PRAGMA journal_mode = WAL").fetchone()[0]
-        if mode != "wal":
-            raise JournalError(
-                f"{path}: this filesystem cannot hold a write-ahead log ({mode})", "no-wal"
-            )
-        db.execute("PRAGMA synchronous = FULL")
-        db.execute("PRAGMA wal_autocheckpoint = 0")
-        if fresh:
-            db.executescript(_SCHEMA)
-            _sync_folder(path.parent)
-        _make_room(db)
-    except (sqlite3.Error, OSError) as exc:
-        raise JournalError(
-            f"{path}: cannot prepare the journal for writing: {exc}", "cannot-prepare"
-        ) from exc
-
-
-def _only_writer(path: Path) -> int:
-    """Takes the journal's writer lock, so a second daemon on the same file stops at once.
-
-    An ``flock`` on a descriptor of its own: on Linux it is independent of
-    SQLite's record locks, and it goes with the process, even under kill -9.
-    """
-    fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        os.close(fd)
-        raise JournalError(
-            f"{path}: another faro-pi is writing this journal (is the service running?); "
-            "stop it first, or read the journal with faro-pi export",
-            "locked",
-        ) from None
-    return fd
-
-
-def _make_room(db: sqlite3.Connection) -> None:
-    """Writes :data:`LOG_ROOM` bytes through the log once, then folds it back.
-
-    A commit that must grow the log file costs a metadata flush on top of its
-    fsync; one that overwrites log space already on disk does not. SQLite
-    starts the log again from its beginning after a checkpoint, so a log that
-    has once been this long takes the appends that follow at the cost of the
-    fsync alone. The pad itself is deleted at once.
-    """
-    db.execute("CREATE TABLE IF NOT EXISTS room (pad BLOB)")
-    db.execute("INSERT INTO room (pad) VALUES (zeroblob(?))", (LOG_ROOM,))
-    db.execute("DELETE FROM room")
-    db.execute("PRAGMA wal_checkpoint(PASSIVE)")
-
-
-def _make_folder(folder: Path) -> None:
-    """Creates the journal's folder, syncing each new entry so a power cut keeps the path."""
-    missing = []
-    while not folder.exists():
-        missing.append(folder)
-        folder = folder.parent
-    try:
-        for new in reversed(missing):
-            new.mkdir(exist_ok=True)
-            _sync_folder(new.parent)
-    except OSError as exc:
-        raise JournalError(
-            f"{new}: cannot create the journal's folder: {exc.strerror}", "no-folder"
-        ) from exc
-
-
-def _sync_folder(folder: Path) -> None:
-    fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
+        except DAMAGE as exc:
+            raise unreadable(self.path, exc) from exc
