@@ -396,6 +396,14 @@ def _board(svg: Svg, names: dict[int, str], used: dict[int, str], pins: dict[str
 
 def _chain(svg: Svg, config: Config, pins: dict[str, int], used: dict[int, str]) -> None:
     """The seven 74HC595s, their buses from the Pi, and the LEDs on their outputs."""
+    bus_y = _buses(svg, pins, used)
+    drops = [s for s in ("SRCLK", "RCLK", "OE", "3V3", "GND") if s in bus_y]
+    for register in range(wiring.REGISTERS):
+        _register(svg, register, drops, bus_y)
+
+
+def _buses(svg: Svg, pins: dict[str, int], used: dict[int, str]) -> dict[str, int]:
+    """The lines from the Pi's header to the chain's buses; returns each bus's height."""
     roles = {role.key: role for role in wiring.ROLES}
     signals: list[tuple[str, int, str]] = []
     """(name, header pin, colour) of every line from the Pi to the chain."""
@@ -436,65 +444,65 @@ def _chain(svg: Svg, config: Config, pins: dict[str, int], used: dict[int, str])
                 svg.dot(channel, bus_y[name], colour)
             used[number] = colour
             svg.text(edge(1)[0] - 12, bus_y[name] - 3, name, size=9, colour=colour, weight="bold")
+    return bus_y
 
-    drops = [s for s in ("SRCLK", "RCLK", "OE", "3V3", "GND") if s in bus_y]
-    for register in range(wiring.REGISTERS):
-        x = CHIP_X0 + register * CHIP_STEP
-        svg.rect(x, CHIP_Y, CHIP_W, CHIP_H, fill="#212f3d", stroke="#17202a", rx=4)
+
+def _register(svg: Svg, register: int, drops: list[str], bus_y: dict[str, int]) -> None:
+    """One 74HC595: its drops from the buses, its capacitor, its serial link and its LEDs."""
+    x = CHIP_X0 + register * CHIP_STEP
+    svg.rect(x, CHIP_Y, CHIP_W, CHIP_H, fill="#212f3d", stroke="#17202a", rx=4)
+    svg.text(
+        x + CHIP_W / 2,
+        CHIP_Y + CHIP_H - 22,
+        "74HC595",
+        size=11,
+        anchor="middle",
+        colour="#fff",
+        weight="bold",
+    )
+    svg.text(
+        x + CHIP_W / 2,
+        CHIP_Y + CHIP_H - 9,
+        f"register {register}",
+        size=9,
+        anchor="middle",
+        colour="#d5d8dc",
+    )
+    chip_pins = {"SRCLK": 11, "RCLK": 12, "OE": 13, "3V3": 16, "GND": 8}
+    for j, name in enumerate(drops):
+        dx = x + 14 + j * 18
+        colour = COLOURS[name]
+        svg.line([(dx, bus_y[name]), (dx, CHIP_Y)], colour, 1.6)
+        svg.dot(dx, bus_y[name], colour)
+        label = "VCC" if name == "3V3" else name
         svg.text(
-            x + CHIP_W / 2,
-            CHIP_Y + CHIP_H - 22,
-            "74HC595",
-            size=11,
-            anchor="middle",
+            dx + 3.5,
+            CHIP_Y + 6,
+            f"{label} {chip_pins[name]}",
+            size=8,
             colour="#fff",
-            weight="bold",
+            anchor="end",
+            rotate=True,
         )
-        svg.text(
-            x + CHIP_W / 2,
-            CHIP_Y + CHIP_H - 9,
-            f"register {register}",
-            size=9,
-            anchor="middle",
-            colour="#d5d8dc",
-        )
-        chip_pins = {"SRCLK": 11, "RCLK": 12, "OE": 13, "3V3": 16, "GND": 8}
-        for j, name in enumerate(drops):
-            dx = x + 14 + j * 18
-            colour = COLOURS[name]
-            svg.line([(dx, bus_y[name]), (dx, CHIP_Y)], colour, 1.6)
-            svg.dot(dx, bus_y[name], colour)
-            label = "VCC" if name == "3V3" else name
-            svg.text(
-                dx + 3.5,
-                CHIP_Y + 6,
-                f"{label} {chip_pins[name]}",
-                size=8,
-                colour="#fff",
-                anchor="end",
-                rotate=True,
-            )
-        # 100 nF across VCC and GND, at the chip
-        vcc_x = x + 14 + drops.index("3V3") * 18
-        gnd_x = x + 14 + drops.index("GND") * 18
-        cap_y = CHIP_Y - 16
-        mid = (vcc_x + gnd_x) / 2
-        svg.line([(vcc_x, cap_y), (mid - 2.5, cap_y)], "#333", 1.2)
-        svg.line([(mid + 2.5, cap_y), (gnd_x, cap_y)], "#333", 1.2)
-        svg.line([(mid - 2.5, cap_y - 5), (mid - 2.5, cap_y + 5)], "#333", 1.6)
-        svg.line([(mid + 2.5, cap_y - 5), (mid + 2.5, cap_y + 5)], "#333", 1.6)
-        # serial data in on the left (SER, pin 14), out on the right (QH', pin 9)
-        ser_y = CHIP_Y + 64
-        svg.text(x + 4, ser_y + 3, "SER 14", size=8, colour="#fff")
-        svg.text(x + CHIP_W - 4, ser_y + 3, "QH' 9", size=8, colour="#fff", anchor="end")
-        if register == 0:
-            svg.line(
-                [(CHIP_X0 - 20, bus_y["SER"]), (CHIP_X0 - 20, ser_y), (x, ser_y)], COLOURS["SER"]
-            )
-        else:
-            prev = x - CHIP_STEP + CHIP_W
-            svg.line([(prev, ser_y), (x, ser_y)], COLOURS["SER"])
-        _outputs(svg, x, register)
+    # 100 nF across VCC and GND, at the chip
+    vcc_x = x + 14 + drops.index("3V3") * 18
+    gnd_x = x + 14 + drops.index("GND") * 18
+    cap_y = CHIP_Y - 16
+    mid = (vcc_x + gnd_x) / 2
+    svg.line([(vcc_x, cap_y), (mid - 2.5, cap_y)], "#333", 1.2)
+    svg.line([(mid + 2.5, cap_y), (gnd_x, cap_y)], "#333", 1.2)
+    svg.line([(mid - 2.5, cap_y - 5), (mid - 2.5, cap_y + 5)], "#333", 1.6)
+    svg.line([(mid + 2.5, cap_y - 5), (mid + 2.5, cap_y + 5)], "#333", 1.6)
+    # serial data in on the left (SER, pin 14), out on the right (QH', pin 9)
+    ser_y = CHIP_Y + 64
+    svg.text(x + 4, ser_y + 3, "SER 14", size=8, colour="#fff")
+    svg.text(x + CHIP_W - 4, ser_y + 3, "QH' 9", size=8, colour="#fff", anchor="end")
+    if register == 0:
+        svg.line([(CHIP_X0 - 20, bus_y["SER"]), (CHIP_X0 - 20, ser_y), (x, ser_y)], COLOURS["SER"])
+    else:
+        prev = x - CHIP_STEP + CHIP_W
+        svg.line([(prev, ser_y), (x, ser_y)], COLOURS["SER"])
+    _outputs(svg, x, register)
 
 
 def _outputs(svg: Svg, x: float, register: int) -> None:
