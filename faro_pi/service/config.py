@@ -16,8 +16,6 @@ naming the file and the key.
 
 from __future__ import annotations
 
-import json
-import math
 import os
 import tomllib
 from collections.abc import Mapping
@@ -26,44 +24,10 @@ from pathlib import Path
 from typing import Any, get_args, get_type_hints
 
 from faro_pi.exc import ConfigError
+from faro_pi.service.config_keys import REQUIRED, Invalid, Key, check, kind_name, reference_row
 
 PIN_FACTORY_VARIABLE = "GPIOZERO_PIN_FACTORY"
 BCM_PINS = (0, 27)
-
-
-class _Required:
-    """Default of a key that has none: the file must give it."""
-
-    def __repr__(self) -> str:
-        return "REQUIRED"
-
-
-REQUIRED = _Required()
-
-
-@dataclass(frozen=True, slots=True)
-class Key:
-    """One key of the file: its default, purpose, allowed values and TOML type.
-
-    ``default`` is :data:`REQUIRED` when the file must give the key, or None
-    when leaving it out means "unset". ``choices`` lists every allowed value;
-    ``low``/``high`` bound it inclusively and ``above`` exclusively. ``pin``
-    marks a BCM GPIO number (which also counts towards pin clashes);
-    ``may_disable`` lets ``false`` stand for "not wired" (the value is None);
-    ``hex`` shows the value in hexadecimal, as datasheets do. ``kind`` is the
-    type of the dataclass field that declares the key, without its None.
-    """
-
-    default: object
-    meaning: str
-    choices: tuple = ()
-    low: float | None = None
-    high: float | None = None
-    above: float | None = None
-    pin: bool = False
-    may_disable: bool = False
-    hex: bool = False
-    kind: type = object
 
 
 def _key(default: object, meaning: str, **rules: Any) -> Any:
@@ -275,7 +239,7 @@ def _read_section(source: str, name: str, table: object) -> dict[str, object]:
     section = SCHEMA[name]
     if not isinstance(table, dict):
         raise ConfigError(
-            f"{source}: {name}: expected a table [{name}], got {_kind_name(table)}", name
+            f"{source}: {name}: expected a table [{name}], got {kind_name(table)}", name
         )
     for key in table:
         if key not in section.keys:
@@ -288,8 +252,8 @@ def _read_section(source: str, name: str, table: object) -> dict[str, object]:
         dotted = f"{name}.{key}"
         if key in table:
             try:
-                values[key] = _check(spec, table[key])
-            except _Invalid as exc:
+                values[key] = check(spec, table[key])
+            except Invalid as exc:
                 raise ConfigError(f"{source}: {dotted}: {exc}", dotted) from None
         elif spec.default is REQUIRED:
             meaning = spec.meaning.rstrip(".")
@@ -302,8 +266,8 @@ def _read_section(source: str, name: str, table: object) -> dict[str, object]:
 def _factory_from(value: str) -> object:
     """``GPIOZERO_PIN_FACTORY``, checked as gpio.pin_factory is (it overrides that key)."""
     try:
-        return _check(SCHEMA["gpio"].keys["pin_factory"], value)
-    except _Invalid as exc:
+        return check(SCHEMA["gpio"].keys["pin_factory"], value)
+    except Invalid as exc:
         raise ConfigError(
             f"environment: {PIN_FACTORY_VARIABLE}: {exc} (it overrides gpio.pin_factory)",
             PIN_FACTORY_VARIABLE,
@@ -333,104 +297,5 @@ def reference_markdown() -> str:
         "| --- | --- | --- | --- | --- |",
     ]
     for name, section in SCHEMA.items():
-        for key, spec in section.keys.items():
-            if spec.default is REQUIRED:
-                default = "*required*"
-            elif spec.default is None:
-                default = "*unset*"
-            else:
-                default = f"`{_shown(spec.default, spec.hex)}`"
-            cells = [f"`{name}.{key}`", _type_name(spec), default, _allowed(spec), spec.meaning]
-            rows.append("| " + " | ".join(cells) + " |")
+        rows += (reference_row(f"{name}.{key}", spec) for key, spec in section.keys.items())
     return "\n".join(rows) + "\n"
-
-
-class _Invalid(Exception):
-    """A value that breaks its key's rule; the text says how."""
-
-
-def _check(spec: Key, value: object) -> object:
-    """The value as the daemon uses it, or :class:`_Invalid`."""
-    if spec.may_disable and value is False:
-        return None
-    if spec.kind is float and type(value) is int:
-        value = float(value)
-    if type(value) is not (str if spec.kind is Path else spec.kind):
-        raise _Invalid(f"expected {_type_name(spec, article=True)}, got {_kind_name(value)}")
-
-    if spec.kind in (str, Path) and not value:
-        raise _Invalid("must not be empty")
-    if spec.kind is float and not math.isfinite(value):
-        raise _Invalid(f"{value!r} is not a finite number")
-    if spec.choices and value not in spec.choices:
-        allowed = ", ".join(_shown(choice, spec.hex) for choice in spec.choices)
-        raise _Invalid(f"{_shown(value, spec.hex)} is not one of {allowed}")
-    if (
-        (spec.low is not None and value < spec.low)
-        or (spec.high is not None and value > spec.high)
-        or (spec.above is not None and value <= spec.above)
-    ):
-        what = "is not a BCM GPIO number" if spec.pin else "is out of range"
-        raise _Invalid(f"{_shown(value, spec.hex)} {what} ({_range(spec)})")
-    return Path(value) if spec.kind is Path else value
-
-
-def _shown(value: object, as_hex: bool = False) -> str:
-    """A value as it would be written in TOML."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, str):
-        return json.dumps(value if len(value) <= 60 else value[:57] + "...", ensure_ascii=False)
-    if isinstance(value, int) and as_hex:
-        return f"0x{value:02X}"
-    return repr(value)
-
-
-_TYPE_NAMES = {
-    bool: "a boolean",
-    int: "an integer",
-    float: "a float",
-    str: "a string",
-    Path: "a string (path)",
-}
-
-
-def _type_name(spec: Key, article: bool = False) -> str:
-    name = _TYPE_NAMES[spec.kind] + (" or false" if spec.may_disable else "")
-    return name if article else name.split(" ", 1)[1]
-
-
-def _kind_name(value: object) -> str:
-    """What TOML type a parsed value came from, with the value if it is short."""
-    if type(value) in (bool, int, float, str):
-        return f"{_TYPE_NAMES[type(value)]} ({_shown(value)})"
-    if isinstance(value, dict):
-        return "a table"
-    if isinstance(value, list):
-        return "an array"
-    return "a date or time"
-
-
-def _range(spec: Key) -> str:
-    def number(bound: float) -> str:
-        return _shown(bound, as_hex=True) if spec.hex else f"{bound:g}"
-
-    if spec.above is not None:
-        return f"> {number(spec.above)}"
-    if spec.high is None:
-        return f">= {number(spec.low)}"
-    return f"{number(spec.low)}..{number(spec.high)}"
-
-
-def _allowed(spec: Key) -> str:
-    if spec.choices:
-        allowed = ", ".join(f"`{_shown(choice, spec.hex)}`" for choice in spec.choices)
-    elif spec.low is not None or spec.above is not None:
-        allowed = ("BCM " if spec.pin else "") + _range(spec)
-    elif spec.kind is bool:
-        allowed = "`true`, `false`"
-    else:
-        allowed = "non-empty"
-    if spec.may_disable:
-        allowed += ", or `false` (not wired)"
-    return allowed
