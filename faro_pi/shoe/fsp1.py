@@ -196,11 +196,6 @@ class FrameParser:
         self._in_frame = False
         self._skipping = False
 
-    @property
-    def buffered(self) -> int:
-        """Bytes held of a frame not yet ended."""
-        return len(self._buf)
-
     def feed(self, data: bytes) -> list[Frame]:
         """The frames completed by ``data``, in the order they arrived."""
         frames: list[Frame] = []
@@ -285,11 +280,6 @@ class Receiver:
             _check_seq(last)
         self.last = last
         self._at_hello = False
-
-    @property
-    def expected(self) -> int | None:
-        """The sequence number the next new frame should carry (None: any)."""
-        return None if self.last is None else (self.last + 1) % SEQ_MOD
 
     def decide(self, frame: CardFrame | NoRead | Hello) -> Decision:
         """What ``frame`` means now, without changing anything."""
