@@ -27,12 +27,12 @@ import sys
 import time
 import warnings
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass
-from functools import partial
 from pathlib import Path
 from typing import TextIO
 
 from faro_pi.devices.pins import factory_name
+from faro_pi.doctor.check import SERVICE_STOPPED, Check, one_line, verdicts
+from faro_pi.doctor.reader import check_reader
 from faro_pi.exc import ConfigError, JournalError
 from faro_pi.service.config import Config, load_config
 
@@ -42,27 +42,10 @@ READER_TIMEOUT = 5.0
 STATE_DIRECTORY = Path("/var/lib/faro-pi")
 """The service's StateDirectory: systemd makes it when the service starts."""
 
-SERVICE_STOPPED = "if faro-pi is running, stop it first: sudo systemctl stop faro-pi"
-
 SPI0_PINS = {7: "CE1", 8: "CE0", 9: "MISO", 10: "MOSI", 11: "SCLK"}
 """BCM pins SPI0 takes when it is on; the kernel then holds CE0 and CE1 itself."""
 
 SPI_OFF = "sudo raspi-config nonint do_spi 1, then reboot"
-
-
-@dataclass(frozen=True, slots=True)
-class Check:
-    """One finding: ``ok`` True, False (with ``fix``), or None when skipped."""
-
-    name: str
-    ok: bool | None
-    detail: str
-    fix: str = ""
-
-    def line(self) -> str:
-        status = {True: "ok", False: "FAIL", None: "skip"}[self.ok]
-        text = f"{status:<4}  {self.name}: {self.detail}"
-        return f"{text}. Fix: {self.fix}" if self.fix and self.ok is False else text
 
 
 def timedatectl_synchronised() -> bool | None:
@@ -117,7 +100,7 @@ def run_checks(
             yield Check("pins", None, "not checked: no pin factory")
         yield _spi(config, factory)
         yield _display(config)
-        yield _reader(config, reader_timeout)
+        yield check_reader(config, reader_timeout)
         yield _journal(config)
         yield _clock(clock, ntp)
     finally:
@@ -149,11 +132,6 @@ def main(
 # -- the checks ------------------------------------------------------------------
 
 
-def _verdicts(name: str) -> tuple[Callable[..., Check], ...]:
-    """The check ``name``'s three outcomes: passed(detail), failed(detail, fix), skipped(detail)."""
-    return partial(Check, name, True), partial(Check, name, False), partial(Check, name, None)
-
-
 def _pin_factory(config: Config, given=None) -> tuple[Check, object]:
     name = config.gpio.pin_factory
     if given is not None:
@@ -178,7 +156,7 @@ def _pin_factory(config: Config, given=None) -> tuple[Check, object]:
     except Exception as exc:
         tried = "; ".join(str(w.message) for w in caught)
         detail = f"no pin factory loads ({exc}{'; ' + tried if tried else ''})"
-        return Check("gpio", False, _one_line(detail), fix), None
+        return Check("gpio", False, one_line(detail), fix), None
     label = factory_name(factory)
     source = "configured" if name is not None else "chosen by gpiozero"
     board = ""
@@ -201,7 +179,7 @@ def _pins(config: Config, factory) -> Iterator[Check]:
             yield Check(
                 name,
                 False,
-                f"{key} cannot be opened ({_one_line(str(exc)) or type(exc).__name__})",
+                f"{key} cannot be opened ({one_line(str(exc)) or type(exc).__name__})",
                 f"{spi}{SERVICE_STOPPED}; otherwise another program or a kernel overlay "
                 f"in config.txt holds the pin: free it, or choose another pin for {key} "
                 "(and wire it there)",
@@ -213,7 +191,7 @@ def _pins(config: Config, factory) -> Iterator[Check]:
 
 def _spi(config: Config, factory, dev: Path = Path("/dev")) -> Check:
     """SPI0 must be off when the case keeper's pins are SPI0's: it drives them as GPIO."""
-    passed, failed, skipped = _verdicts("spi")
+    passed, failed, skipped = verdicts("spi")
     if config.leds.driver == "none":
         return skipped("no case keeper (leds.driver = none)")
     chain = {pin for key, pin in config.pins().items() if key.startswith("leds.")}
@@ -234,7 +212,7 @@ def _spi(config: Config, factory, dev: Path = Path("/dev")) -> Check:
 
 
 def _display(config: Config) -> Check:
-    passed, failed, skipped = _verdicts("display")
+    passed, failed, skipped = verdicts("display")
     display = config.display
     if display.driver in ("none", "dummy"):
         return skipped(f"display.driver = {display.driver}")
@@ -271,90 +249,10 @@ def _display(config: Config) -> Check:
     return passed(f"{display.driver} answers at {where}")
 
 
-def _reader(config: Config, timeout: float) -> Check:
-    import serial
-
-    passed, failed, _ = _verdicts("reader")
-    reader = config.reader
-    if reader.port.startswith("/") and not os.path.exists(reader.port):
-        return failed(
-            f"no {reader.port}",
-            "plug the reader in (its USB cable to the Pi); if it is plugged in, "
-            "install hardware/99-faro-reader.rules (make install does) and replug it, "
-            "or set reader.port to what `ls /dev/serial/by-id/` shows",
-        )
-    try:
-        port = serial.serial_for_url(reader.port, baudrate=reader.baud, timeout=0.1)
-    except (serial.SerialException, OSError, ValueError) as exc:
-        fix = _PORT_FIXES.get(getattr(exc, "errno", None), "check reader.port")
-        return failed(f"{reader.port} does not open ({_one_line(str(exc))})", fix)
-    with port:
-        if reader.protocol != "fsp1":
-            return passed(
-                f"{reader.port} opens (plain protocol: the scanner speaks only when it reads)",
-            )
-        return _listen(port, config, timeout)
-
-
-_DIALOUT = "run as a member of group dialout (sudo -u faro-pi ...; the service has it)"
-_PORT_FIXES = {errno.EACCES: _DIALOUT, errno.EPERM: _DIALOUT, errno.EBUSY: SERVICE_STOPPED}
-"""What to do when the reader's port does not open, by the error's errno."""
-
-
-def _listen(port, config: Config, timeout: float) -> Check:
-    """Reads until the first fsp1 frame, or ``timeout``; acknowledges nothing."""
-    import serial
-
-    from faro_pi.shoe.fsp1 import FrameParser
-
-    passed, failed, _ = _verdicts("reader")
-    reader = config.reader
-    parser = FrameParser()
-    received = 0
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        try:
-            data = port.read(256)
-        except (serial.SerialException, OSError) as exc:
-            return failed(
-                f"{reader.port} failed while reading ({_one_line(str(exc))})",
-                "check the cable and the reader's power",
-            )
-        received += len(data)
-        for frame in parser.feed(data):
-            if what := _frame_said(frame):
-                return passed(f"{reader.port}: fsp1 {what}")
-    if received:
-        dropped = ", ".join(f"{n} {why}" for why, n in parser.discarded.items() if n)
-        return failed(
-            f"{reader.port}: {received} bytes in {timeout:g} s but no fsp1 frame ({dropped})",
-            f"make reader.baud ({reader.baud}) match the firmware's, and reader.protocol "
-            '("fsp1") what it speaks ("plain" for a bare barcode scanner)',
-        )
-    return failed(
-        f"{reader.port}: silent for {timeout:g} s (an fsp1 reader sends a heartbeat every second)",
-        "check that the reader runs its firmware (hardware/firmware/main.py and "
-        f"fsp1_reader.py on the Pico); {SERVICE_STOPPED}",
-    )
-
-
-def _frame_said(frame) -> str | None:
-    """What a frame from the reader shows about it, or None for a frame that shows nothing."""
-    from faro_pi.shoe.fsp1 import CardFrame, Heartbeat, Hello, NoRead
-
-    if isinstance(frame, Hello):
-        return f"a hello ({frame.text or 'no name'})"
-    if isinstance(frame, Heartbeat):
-        return f"a heartbeat (last frame {frame.seq})"
-    if isinstance(frame, CardFrame | NoRead):
-        return f"frame {frame.seq}, waiting for the daemon to take it"
-    return None
-
-
 def _journal(config: Config) -> Check:
     from faro_pi.service.journal import Journal
 
-    passed, failed, _ = _verdicts("journal")
+    passed, failed, _ = verdicts("journal")
     path = config.journal.path
     folder = path.parent
     if path.exists():
@@ -363,7 +261,7 @@ def _journal(config: Config) -> Check:
                 events = journal.count()
         except JournalError as exc:
             if exc.reason != "empty":
-                return failed(_one_line(str(exc)), "see the message")
+                return failed(one_line(str(exc)), "see the message")
             events = 0
         if not os.access(path, os.W_OK) or not os.access(folder, os.W_OK | os.X_OK):
             return failed(
@@ -393,7 +291,7 @@ def _journal(config: Config) -> Check:
 
 
 def _clock(clock: Callable[[], float], ntp: Callable[[], bool | None]) -> Check:
-    passed, failed, _ = _verdicts("clock")
+    passed, failed, _ = verdicts("clock")
     now = time.gmtime(clock())
     stamp = time.strftime("%Y-%m-%d %H:%M UTC", now)
     if now.tm_year < 2024:
@@ -410,7 +308,3 @@ def _clock(clock: Callable[[], float], ntp: Callable[[], bool | None]) -> Check:
         )
     how = "synchronised by NTP" if synced else "NTP state unknown (no timedatectl answer)"
     return passed(f"{stamp}, {how}")
-
-
-def _one_line(text: str) -> str:
-    return " ".join(text.split())
