@@ -33,7 +33,8 @@ from faro_pi.console.token import TOKEN_FILE
 from faro_pi.exc import Refused
 from faro_pi.game import events, rules
 from faro_pi.game.cards import DECK
-from faro_pi.game.events import event_from_json, event_to_json
+from faro_pi.game.decode import event_from_json
+from faro_pi.game.events import event_to_json
 from faro_pi.game.wire import WIRE
 from faro_pi.service.export import export_lines
 from faro_pi.service.journal import Journal
@@ -151,7 +152,7 @@ def from_schema(schema: dict) -> st.SearchStrategy:
     if kind == "object":
         properties = schema["properties"]
         either = [alt["required"][0] for alt in schema.get("oneOf", ())]
-        fixed = {k: from_schema(properties[k]) for k in schema["required"]}
+        fixed = {k: from_schema(properties[k]) for k in schema.get("required", ())}
         optional = {
             k: from_schema(v) for k, v in properties.items() if k not in fixed and k not in either
         }
@@ -346,6 +347,9 @@ def test_every_refusal_of_the_rules_answers_409_with_its_rule_and_changes_nothin
 
             await t.enter({"type": "session", "seats": SEATS, "banker": "Cy"})
             await t.refused({"type": "session", "seats": SEATS, "banker": "Cy"}, "one-session")
+            anywhere = {"type": "bet", "player": "Ann", "weight": 2}
+            await t.refused({**anywhere, "ranks": ["9", "10"]}, "combinations")
+            await t.refused({**anywhere, "high_card": True}, "high-card")
             await t.refused({**bet, "player": "Zed"}, "not-seated")
             await t.refused({**bet, "player": "Cy"}, "banker")
             for weight in (3, 0, -2):
@@ -382,7 +386,17 @@ def test_every_refusal_of_the_rules_answers_409_with_its_rule_and_changes_nothin
             colours = {**by_colour, "player": "Bob", "colours": ["black"] * 3}
             await t.refused(colours, "colours")
             await t.enter({**colours, "colours": ["black", "red", "red"]})
-            return t.rules
+            seen = set(t.rules)
+
+        house = tmp_path / "house"
+        house.mkdir()
+        console_config(house)
+        async with console_table(house) as t:
+            await t.enter({"type": "session", "seats": SEATS, "banker": "Cy", "profile": "house"})
+            await t.refused(
+                {"type": "bet", "player": "Ann", "ranks": ["A", "3"], "weight": 3}, "layout"
+            )
+            return seen | t.rules
 
     seen = asyncio.run(scenario())
     source = Path(rules.__file__).read_text()

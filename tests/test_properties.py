@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 
 from faro_pi.exc import Refused
 from faro_pi.game.cards import DECK, RANKS
+from faro_pi.game.decode import event_from_json
 from faro_pi.game.demo import play
 from faro_pi.game.events import (
     CLEAR,
@@ -20,7 +21,6 @@ from faro_pi.game.events import (
     Remove,
     Session,
     Void,
-    event_from_json,
     event_to_json,
 )
 from faro_pi.game.replay import replay_lines

@@ -12,7 +12,8 @@ import time
 from PIL import Image, ImageChops
 
 from faro_pi.exc import Refused
-from faro_pi.game.events import CardDrawn, event_from_json
+from faro_pi.game.decode import event_from_json
+from faro_pi.game.events import CardDrawn
 from faro_pi.game.replay import replay_lines
 from faro_pi.game.rules import Table
 from faro_pi.sim import scenario

@@ -28,7 +28,8 @@ from faro_pi.console import state as snapshot
 from faro_pi.console.openapi import openapi
 from faro_pi.console.token import TOKEN_FILE, console_token, token_path
 from faro_pi.exc import JournalError, Refused
-from faro_pi.game.events import event_from_json, event_to_json
+from faro_pi.game.decode import event_from_json
+from faro_pi.game.events import event_to_json
 from faro_pi.service.config import Config
 
 if TYPE_CHECKING:

@@ -15,10 +15,12 @@ from typing import Any
 
 from faro_pi.exc import Refused
 from faro_pi.game.cards import RANKS, rank_name
-from faro_pi.game.events import Event
+from faro_pi.game.events import Bet, Event
 from faro_pi.game.odds import last_three, next_pair
 from faro_pi.game.pack import Stage
-from faro_pi.game.rules import PROFILE, Pair, Settlement, Table
+from faro_pi.game.profile import options_json
+from faro_pi.game.rules import Table
+from faro_pi.game.settle import Pair, Settlement
 
 
 def entries(table: Table) -> str:
@@ -34,7 +36,8 @@ def state(table: Table, version: int) -> dict[str, Any]:
         current = {"turn": pack.turn + 1, "loser": pack.loser.code}
     return {
         "version": version,
-        "profile": PROFILE,
+        "profile": table.state.profile,
+        "options": options_json(table.options),
         "pack": {
             "number": pack.number,
             "exposed": [card.code for card in pack.exposed],
@@ -48,10 +51,7 @@ def state(table: Table, version: int) -> dict[str, Any]:
         "pair": current,
         "last_pair": pair(table.last_pair) if table.last_pair else None,
         "entries": entries(table),
-        "predictions": [
-            {"player": p.player, "rank": rank_name(p.rank), "weight": p.weight, "copper": p.copper}
-            for p in table.predictions
-        ],
+        "predictions": [prediction(p) for p in table.predictions],
         "calls": [_call(c.player, c.weight, c.order, c.colours) for c in table.calls],
         "call_results": [settlement(s) for s in table.call_results],
         "seats": list(table.seats),
@@ -77,8 +77,23 @@ def pair(p: Pair) -> dict[str, Any]:
     }
 
 
+def _place(obj: dict[str, Any], ranks, high_card: bool) -> dict[str, Any]:
+    """Adds where a two- or four-card bet or a high-card bet sat (single bets need no more)."""
+    if ranks is not None:
+        obj["ranks"] = [rank_name(r) for r in ranks]
+    if high_card:
+        obj["high_card"] = True
+    return obj
+
+
+def prediction(p: Bet) -> dict[str, Any]:
+    rank = rank_name(p.rank) if p.rank is not None else None
+    obj = {"player": p.player, "rank": rank, "weight": p.weight, "copper": p.copper}
+    return _place(obj, p.ranks, p.high_card)
+
+
 def settlement(s: Settlement) -> dict[str, Any]:
-    return {
+    obj = {
         "player": s.player,
         "delta": s.delta,
         "outcome": s.outcome,
@@ -86,6 +101,7 @@ def settlement(s: Settlement) -> dict[str, Any]:
         "copper": s.copper,
         "weight": s.weight,
     }
+    return _place(obj, s.ranks, s.high_card)
 
 
 def _call(player: str, weight: int, order, colours) -> dict[str, Any]:
@@ -206,7 +222,7 @@ def describe(state: dict[str, Any]) -> list[str]:
         lines.append("no session: nobody is seated")
     for p in state["predictions"]:
         lines.append(
-            f"on {p['rank']}: {p['player']} {p['weight']}" + (" coppered" if p["copper"] else "")
+            f"on {_where(p)}: {p['player']} {p['weight']}" + (" coppered" if p["copper"] else "")
         )
     for c in state["calls"]:
         named = " ".join(c.get("order") or c.get("colours"))
@@ -214,3 +230,9 @@ def describe(state: dict[str, Any]) -> list[str]:
     for a in state["alarms"]:
         lines.append(f"alarm ({a['kind']}): {a['text']}")
     return lines
+
+
+def _where(p: dict[str, Any]) -> str:
+    if p.get("high_card"):
+        return "high card"
+    return "-".join(p["ranks"]) if "ranks" in p else p["rank"]

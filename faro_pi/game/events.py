@@ -4,14 +4,8 @@ Everything that changes the table is one of these events: the journal stores
 them, replay files and simulator scenarios are lines of them, and the
 lookout's console posts them. On the wire an event is a JSON object with a
 ``type``; fields beyond the ones named here are allowed and ignored.
-
-``event_from_json`` checks shape (types, card and rank codes) and raises
-:class:`~faro_pi.exc.Refused` for anything malformed; whether an event is
-allowed *now* is the rules engine's business. ``decode_event`` does the same
-from a line of JSON text, through msgspec's typed decoder, which is several
-times quicker than ``json.loads`` and a dictionary walk (replays and restores
-read every line of a journal); whatever that quick path does not take as it
-stands goes the long way, so every message is the same.
+:mod:`faro_pi.game.decode` reads them from JSON; :func:`event_to_json`
+writes them back.
 
 The events are frozen msgspec Structs: immutable and hashable like frozen
 dataclasses, and about five times quicker to make.
@@ -19,29 +13,26 @@ dataclasses, and about five times quicker to make.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import msgspec
 
-from faro_pi.game.cards import (
-    CARD_BY_CODE,
-    COLOURS,
-    RANK_BY_CODE,
-    Card,
-    parse_card,
-    parse_colour,
-    parse_rank,
-    rank_name,
-)
-from faro_pi.game.exc import Refused
+from faro_pi.game.cards import Card, rank_name
+from faro_pi.game.profile import Options, options_json
 
 
 class Session(msgspec.Struct, frozen=True):
-    """Seats participants in table order and names the banker."""
+    """Seats participants in table order, names the banker and the rules they play.
+
+    ``profile`` and ``options`` are None when the entry names neither; the
+    daemon fills them in from its configuration before journaling, and the
+    engine plays the teaching profile for a session that has none.
+    """
 
     seats: tuple[str, ...]
-    banker: str
+    banker: str | None
+    profile: str | None = None
+    options: Options | None = None
 
 
 class CardDrawn(msgspec.Struct, frozen=True):
@@ -56,20 +47,31 @@ class CardDrawn(msgspec.Struct, frozen=True):
 
 
 class Bet(msgspec.Struct, frozen=True):
-    """A prediction on a rank: ordinary plays it to win, coppered to lose."""
+    """A prediction: ordinary plays it to win, coppered to lose.
+
+    On one rank (``rank``), between two neighbouring cards or at a corner of
+    four (``ranks``, in the order given), or on the high card (``high_card``).
+    """
 
     player: str
-    rank: int
+    rank: int | None
     weight: int
     copper: bool = False
+    ranks: tuple[int, ...] | None = None
+    high_card: bool = False
 
 
 class Remove(msgspec.Struct, frozen=True):
-    """Takes a player's predictions on a rank off the layout (one direction if given)."""
+    """Takes a player's predictions off the layout (one direction if ``copper`` is given).
+
+    Those on ``rank`` alone, on exactly the set ``ranks``, or on the high card.
+    """
 
     player: str
-    rank: int
+    rank: int | None
     copper: bool | None = None
+    ranks: tuple[int, ...] | None = None
+    high_card: bool = False
 
 
 class Lock(msgspec.Struct, frozen=True):
@@ -120,313 +122,89 @@ Event = Session | CardDrawn | Bet | Remove | Lock | Call | Shuffle | Void | Alar
 
 ALARM_KINDS = ("refused", "noread", "gap", "lost")
 
-
-def _player(obj: dict, key: str = "player") -> str:
-    name = obj.get(key)
-    if not isinstance(name, str) or not name.strip():
-        raise Refused("player", f"{key!r} must be a participant's name")
-    return name.strip()
-
-
-def _weight(obj: dict) -> int:
-    weight = obj.get("weight")
-    if type(weight) is not int:
-        raise Refused("weight", f"the weight must be a whole number, not {weight!r}")
-    return weight
-
-
-def _flag(obj: dict, key: str, default: bool | None) -> bool | None:
-    value = obj.get(key, default)
-    if value is not default and not isinstance(value, bool):
-        raise Refused(key, f"{key!r} must be true or false, not {value!r}")
-    return value
-
-
-def _three(obj: dict, key: str, parse) -> tuple:
-    items = obj[key]
-    if not isinstance(items, list) or len(items) != 3:
-        raise Refused("call", f"{key!r} must list three entries: loser, winner, hock")
-    return tuple(parse(item) for item in items)
-
-
-def _session(obj: dict) -> Session:
-    seats = obj.get("seats")
-    if not isinstance(seats, list) or not all(isinstance(s, str) and s.strip() for s in seats):
-        raise Refused("seats", "'seats' must list the participants' names in table order")
-    banker = obj.get("banker")
-    if banker is not None:
-        banker = _player(obj, "banker")
-    return Session(tuple(s.strip() for s in seats), banker)
-
-
-def _card(obj: dict) -> CardDrawn:
-    source = obj.get("source")
-    return CardDrawn(parse_card(obj.get("card")), source if isinstance(source, str) else None)
-
-
-def _bet(obj: dict) -> Bet:
-    return Bet(_player(obj), parse_rank(obj.get("rank")), _weight(obj), _flag(obj, "copper", False))
-
-
-def _remove(obj: dict) -> Remove:
-    return Remove(_player(obj), parse_rank(obj.get("rank")), _flag(obj, "copper", None))
-
-
-def _call(obj: dict) -> Call:
-    player, weight = _player(obj), _weight(obj)
-    if ("order" in obj) == ("colours" in obj):
-        raise Refused("call", "a call gives either 'order' (three ranks) or 'colours' (three)")
-    if "order" in obj:
-        return Call(player, weight, order=_three(obj, "order", parse_rank))
-    return Call(player, weight, colours=_three(obj, "colours", parse_colour))
-
-
-def _clear(obj: dict) -> Clear:
-    kind = obj.get("kind")
-    if kind is not None and kind not in ALARM_KINDS:
-        raise Refused("alarm", f"an alarm's kind is one of {', '.join(ALARM_KINDS)}")
-    return CLEAR if kind is None else Clear(kind)
-
-
-def _void(obj: dict) -> Void:
-    card = obj.get("card")
-    return Void(None if card is None else parse_card(card))
-
-
-def _alarm(obj: dict) -> Alarm:
-    kind = obj.get("kind")
-    if kind not in ALARM_KINDS:
-        raise Refused("alarm", f"an alarm's kind is one of {', '.join(ALARM_KINDS)}")
-    text = obj.get("text", "")
-    card = obj.get("card")
-    return Alarm(
-        kind, text if isinstance(text, str) else "", None if card is None else parse_card(card)
-    )
-
-
-_PARSERS = {
-    "session": _session,
-    "card": _card,
-    "bet": _bet,
-    "remove": _remove,
-    "lock": lambda obj: LOCK,
-    "call": _call,
-    "shuffle": lambda obj: SHUFFLE,
-    "void": _void,
-    "alarm": _alarm,
-    "clear": _clear,
-}
-
 LOCK, SHUFFLE, CLEAR = Lock(), Shuffle(), Clear()
 
 
-def event_from_json(obj: Any) -> Event:
-    """The event a decoded JSON object stands for; refuses malformed ones."""
-    if not isinstance(obj, dict):
-        raise Refused("event", "an event is a JSON object with a 'type'")
-    kind = obj.get("type")
-    parse = _PARSERS.get(kind) if isinstance(kind, str) else None
-    if parse is None:
-        known = ", ".join(_PARSERS)
-        raise Refused("event", f"unknown event type {obj.get('type')!r}; known: {known}")
-    return parse(obj)
+def _session(e: Session) -> dict[str, Any]:
+    obj = {"type": "session", "seats": list(e.seats), "banker": e.banker}
+    if e.profile is not None:
+        obj["profile"] = e.profile
+    if e.options is not None:
+        obj["options"] = options_json(e.options)
+    return obj
+
+
+def _card(e: CardDrawn) -> dict[str, Any]:
+    obj = {"type": "card", "card": e.card.code}
+    if e.source is not None:
+        obj["source"] = e.source
+    return obj
+
+
+def _where(obj: dict[str, Any], e: Bet | Remove) -> dict[str, Any]:
+    """Puts the one place a bet sits: its rank, its ranks, or the high card."""
+    if e.high_card:
+        obj["high_card"] = True
+    elif e.ranks is not None:
+        obj["ranks"] = [rank_name(r) for r in e.ranks]
+    else:
+        obj["rank"] = rank_name(e.rank)
+    return obj
+
+
+def _bet(e: Bet) -> dict[str, Any]:
+    obj = _where({"type": "bet", "player": e.player}, e)
+    obj["weight"] = e.weight
+    obj["copper"] = e.copper
+    return obj
+
+
+def _remove(e: Remove) -> dict[str, Any]:
+    obj = _where({"type": "remove", "player": e.player}, e)
+    if e.copper is not None:
+        obj["copper"] = e.copper
+    return obj
+
+
+def _call(e: Call) -> dict[str, Any]:
+    obj = {"type": "call", "player": e.player, "weight": e.weight}
+    if e.order is not None:
+        obj["order"] = [rank_name(r) for r in e.order]
+    else:
+        obj["colours"] = list(e.colours)
+    return obj
+
+
+def _alarm(e: Alarm) -> dict[str, Any]:
+    obj = {"type": "alarm", "kind": e.kind, "text": e.text}
+    if e.card is not None:
+        obj["card"] = e.card.code
+    return obj
+
+
+def _kind(name: str, e: Void | Clear) -> dict[str, Any]:
+    value = e.card.code if isinstance(e, Void) and e.card else getattr(e, "kind", None)
+    key = "card" if isinstance(e, Void) else "kind"
+    return {"type": name} if value is None else {"type": name, key: value}
+
+
+_TO_JSON = {
+    Session: _session,
+    CardDrawn: _card,
+    Bet: _bet,
+    Remove: _remove,
+    Call: _call,
+    Alarm: _alarm,
+    Lock: lambda e: {"type": "lock"},
+    Shuffle: lambda e: {"type": "shuffle"},
+    Void: lambda e: _kind("void", e),
+    Clear: lambda e: _kind("clear", e),
+}
 
 
 def event_to_json(event: Event) -> dict[str, Any]:
     """The JSON object for an event, in the replay vocabulary."""
-    match event:
-        case Session(seats, banker):
-            return {"type": "session", "seats": list(seats), "banker": banker}
-        case CardDrawn(card, source):
-            obj = {"type": "card", "card": card.code}
-            if source is not None:
-                obj["source"] = source
-            return obj
-        case Bet(player, rank, weight, copper):
-            return {
-                "type": "bet",
-                "player": player,
-                "rank": rank_name(rank),
-                "weight": weight,
-                "copper": copper,
-            }
-        case Remove(player, rank, copper):
-            obj = {"type": "remove", "player": player, "rank": rank_name(rank)}
-            if copper is not None:
-                obj["copper"] = copper
-            return obj
-        case Call(player, weight, order, colours):
-            obj = {"type": "call", "player": player, "weight": weight}
-            if order is not None:
-                obj["order"] = [rank_name(r) for r in order]
-            else:
-                obj["colours"] = list(colours)
-            return obj
-        case Void(card):
-            return {"type": "void"} if card is None else {"type": "void", "card": card.code}
-        case Alarm(kind, text, card):
-            obj = {"type": "alarm", "kind": kind, "text": text}
-            if card is not None:
-                obj["card"] = card.code
-            return obj
-        case Lock():
-            return {"type": "lock"}
-        case Shuffle():
-            return {"type": "shuffle"}
-        case Clear(kind):
-            return {"type": "clear"} if kind is None else {"type": "clear", "kind": kind}
-    raise TypeError(f"not an event: {event!r}")
-
-
-# -- the quick path from a line of JSON -------------------------------------------------
-# One Struct per event type as it stands on the wire; msgspec checks the JSON types.
-# UNSET tells a missing key from an explicit null, as the long way does.
-
-_UNSET = msgspec.UNSET
-
-
-class _Wire(msgspec.Struct, frozen=True, tag_field="type"):
-    pass
-
-
-class _Session(_Wire, tag="session"):
-    seats: list[str]
-    banker: str | None = None
-
-
-class _Card(_Wire, tag="card"):
-    card: str
-    source: Any = None
-
-
-class _Bet(_Wire, tag="bet"):
-    player: str
-    rank: str
-    weight: int
-    copper: bool = False
-
-
-class _Remove(_Wire, tag="remove"):
-    player: str
-    rank: str
-    copper: bool | None = None
-
-
-class _Lock(_Wire, tag="lock"):
-    pass
-
-
-class _Call(_Wire, tag="call"):
-    player: str
-    weight: int
-    order: list[str] | msgspec.UnsetType = _UNSET
-    colours: list[str] | msgspec.UnsetType = _UNSET
-
-
-class _Shuffle(_Wire, tag="shuffle"):
-    pass
-
-
-class _Void(_Wire, tag="void"):
-    card: str | None = None
-
-
-class _Alarm(_Wire, tag="alarm"):
-    kind: str
-    text: Any = ""
-    card: str | None = None
-
-
-class _Clear(_Wire, tag="clear"):
-    kind: str | None = None
-
-
-class _LongWay(Exception):
-    """The quick path cannot take this line as it stands."""
-
-
-def _name(name: str) -> str:
-    name = name.strip()
-    if not name:
-        raise _LongWay
-    return name
-
-
-def _rank(code: str) -> int:
-    rank = RANK_BY_CODE.get(code)
-    if rank is None:
-        raise _LongWay
-    return rank
-
-
-def _drawn(code: str) -> Card:
-    card = CARD_BY_CODE.get(code)
-    if card is None:
-        raise _LongWay
-    return card
-
-
-def _quick_bet(w: _Bet) -> Bet:
-    player, rank = w.player, RANK_BY_CODE.get(w.rank)
-    if rank is None or not player or player[0].isspace() or player[-1].isspace():
-        return Bet(_name(player), _rank(w.rank), w.weight, w.copper)
-    return Bet(player, rank, w.weight, w.copper)
-
-
-def _quick_call(w: _Call) -> Call:
-    if (w.order is _UNSET) == (w.colours is _UNSET):
-        raise _LongWay
-    if w.order is not _UNSET:
-        if len(w.order) != 3:
-            raise _LongWay
-        return Call(_name(w.player), w.weight, order=tuple(_rank(r) for r in w.order))
-    if len(w.colours) != 3 or not all(c in COLOURS for c in w.colours):
-        raise _LongWay
-    return Call(_name(w.player), w.weight, colours=tuple(w.colours))
-
-
-def _quick_alarm(w: _Alarm) -> Alarm:
-    if w.kind not in ALARM_KINDS:
-        raise _LongWay
-    text = w.text if isinstance(w.text, str) else ""
-    return Alarm(w.kind, text, None if w.card is None else _drawn(w.card))
-
-
-def _quick_clear(w: _Clear) -> Clear:
-    if w.kind is None:
-        return CLEAR
-    if w.kind not in ALARM_KINDS:
-        raise _LongWay
-    return Clear(w.kind)
-
-
-_QUICK = {
-    _Session: lambda w: Session(
-        tuple(_name(s) for s in w.seats), None if w.banker is None else _name(w.banker)
-    ),
-    _Card: lambda w: CardDrawn(_drawn(w.card), w.source if isinstance(w.source, str) else None),
-    _Bet: _quick_bet,
-    _Remove: lambda w: Remove(_name(w.player), _rank(w.rank), w.copper),
-    _Lock: lambda w: LOCK,
-    _Call: _quick_call,
-    _Shuffle: lambda w: SHUFFLE,
-    _Void: lambda w: Void(None if w.card is None else _drawn(w.card)),
-    _Alarm: _quick_alarm,
-    _Clear: _quick_clear,
-}
-
-_decode = msgspec.json.Decoder(
-    _Session | _Card | _Bet | _Remove | _Lock | _Call | _Shuffle | _Void | _Alarm | _Clear
-).decode
-
-
-def decode_event(line: str | bytes) -> Event:
-    """The event a line of JSON stands for; refuses malformed ones as :func:`event_from_json`.
-
-    Raises ``ValueError`` (``json.JSONDecodeError``) when the line is not JSON at all.
-    """
-    try:
-        wire = _decode(line)
-        return _QUICK[type(wire)](wire)
-    except (msgspec.MsgspecError, _LongWay):
-        return event_from_json(json.loads(line))
+    write = _TO_JSON.get(type(event))
+    if write is None:
+        raise TypeError(f"not an event: {event!r}")
+    return write(event)

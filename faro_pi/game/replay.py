@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from faro_pi.game.events import decode_event
+from faro_pi.game.decode import decode_event
 from faro_pi.game.exc import Refused
 from faro_pi.game.rules import Table
 

@@ -12,9 +12,6 @@ three, hock) is :mod:`faro_pi.game.pack`'s to say.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field, fields
-
-import msgspec
 
 from faro_pi.game.cards import Card, rank_name
 from faro_pi.game.events import (
@@ -31,6 +28,7 @@ from faro_pi.game.events import (
     Void,
 )
 from faro_pi.game.exc import Refused
+from faro_pi.game.felt import is_combination
 from faro_pi.game.pack import (
     FINAL_WINNER,
     OPEN_AT,
@@ -41,80 +39,11 @@ from faro_pi.game.pack import (
     entries,
     stage,
 )
+from faro_pi.game.profile import DEFAULT_PROFILE, PROFILES, Options
+from faro_pi.game.settle import Pair, settle_calls, settle_pair, take_off
+from faro_pi.game.state import TableState
 
 MIN_SEATS, MAX_SEATS = 2, 10
-PROFILE = "teaching"
-
-
-class Settlement(msgspec.Struct, frozen=True):
-    """What one prediction or call did to its owner's balance."""
-
-    player: str
-    delta: int
-    outcome: str
-    """``"lost"``, ``"won"``, ``"split"`` (a prediction) or ``"called"``/``"miscalled"``."""
-    rank: int | None = None
-    copper: bool = False
-    weight: int = 0
-
-
-class Pair(msgspec.Struct, frozen=True):
-    """One turn of the pack: its loser, its winner and what they settled."""
-
-    pack: int
-    turn: int
-    loser: Card
-    winner: Card
-    settlements: tuple[Settlement, ...]
-
-    @property
-    def split(self) -> bool:
-        return self.loser.rank == self.winner.rank
-
-    @property
-    def banker_delta(self) -> int:
-        return -sum(s.delta for s in self.settlements)
-
-
-def _empty_layout() -> list[list[Bet]]:
-    return [[] for _ in range(14)]
-
-
-@dataclass(slots=True)
-class TableState:
-    """Everything a void must put back as it was: the engine swaps it whole.
-
-    Adding a field here is enough for it to be rebuilt by a void; ``copy``
-    copies every field it finds.
-    """
-
-    pack: Pack = field(default_factory=Pack)
-    locked: bool = False
-    seats: tuple[str, ...] = ()
-    banker: str | None = None
-    balances: dict[str, int] = field(default_factory=dict)
-    layout: list[list[Bet]] = field(default_factory=_empty_layout)
-    """Predictions by rank (index 1..13), so a pair touches only two lists."""
-    calls: list[Call] = field(default_factory=list)
-    alarms: list[Alarm] = field(default_factory=list)
-    pairs: list[Pair] = field(default_factory=list)
-    """The pairs of the current pack, in order, with their settlements."""
-    call_results: tuple[Settlement, ...] = ()
-    """Settlements of the calls of the last hock."""
-
-    def copy(self) -> TableState:
-        """A copy that shares nothing mutable with this state."""
-        return TableState(**{f.name: _copied(getattr(self, f.name)) for f in fields(self)})
-
-
-def _copied(value):
-    if isinstance(value, Pack):
-        return value.copy()
-    if isinstance(value, list):
-        return [list(v) if isinstance(v, list) else v for v in value]
-    if isinstance(value, dict | set):
-        return value.copy()
-    return value  # immutable: tuples, strings, numbers, frozen events
 
 
 class Table:
@@ -169,8 +98,19 @@ class Table:
         return self.entries is Entries.OPEN
 
     @property
+    def options(self) -> Options:
+        return self.state.options
+
+    @property
     def predictions(self) -> list[Bet]:
-        return [p for stack in self.state.layout for p in stack]
+        """Every bet on the layout: by rank (a combination at its lowest), then the high card."""
+        out = [
+            p
+            for rank, stack in enumerate(self.state.layout)
+            for p in stack
+            if p.ranks is None or rank == min(p.ranks)
+        ]
+        return out + self.state.high
 
     @property
     def pairs(self) -> list[Pair]:
@@ -238,39 +178,66 @@ class Table:
             why = "entries are closed: the loser is out, wait for the winner"
         raise Refused("entries-closed", why)
 
-    @staticmethod
-    def _check_weight(weight: int) -> None:
-        if type(weight) is not int or weight <= 0 or weight & 1:
-            raise Refused(
-                "weight", f"a weight must be a positive even whole number, not {weight!r}"
-            )
+    def _check_weight(self, weight: int) -> None:
+        if self.state.options.even_weights:
+            if type(weight) is not int or weight <= 0 or weight & 1:
+                raise Refused(
+                    "weight", f"a weight must be a positive even whole number, not {weight!r}"
+                )
+        elif type(weight) is not int or weight <= 0:
+            raise Refused("weight", f"a weight must be a positive whole number, not {weight!r}")
 
     def _bet(self, bet: Bet) -> None:
         self._entrant(bet.player)
         self._check_weight(bet.weight)
-        if self.state.pack.counts[bet.rank] == 0:
+        s = self.state
+        if bet.high_card:
+            if not s.options.high_card:
+                raise Refused("high-card", "there is no high-card space at this table")
+            s.high.append(bet)
+            return
+        counts = s.pack.counts
+        if bet.ranks is None:
+            if counts[bet.rank] == 0:
+                raise Refused(
+                    "exhausted", f"all four {rank_name(bet.rank)}s are out: that rank cannot play"
+                )
+            s.layout[bet.rank].append(bet)
+            return
+        names = "-".join(rank_name(r) for r in bet.ranks)
+        if not s.options.combinations:
+            raise Refused("combinations", f"{names}: this table takes bets on one rank only")
+        if not is_combination(frozenset(bet.ranks)):
             raise Refused(
-                "exhausted", f"all four {rank_name(bet.rank)}s are out: that rank cannot play"
+                "layout", f"{names}: not two neighbouring cards nor a corner of four on the layout"
             )
-        self.state.layout[bet.rank].append(bet)
+        if not any(counts[r] for r in bet.ranks):
+            raise Refused("exhausted", f"{names}: every card of those ranks is out")
+        for rank in bet.ranks:
+            s.layout[rank].append(bet)
 
     def _remove(self, remove: Remove) -> None:
         self._entrant(remove.player)
-        layout = self.state.layout
-        stack = layout[remove.rank]
-        keep = [
-            p
-            for p in stack
-            if p.player != remove.player
-            or (remove.copper is not None and p.copper != remove.copper)
-        ]
-        if len(keep) == len(stack):
-            which = {None: "", True: "coppered ", False: "ordinary "}[remove.copper]
-            raise Refused(
-                "nothing-to-remove",
-                f"{remove.player} has no {which}prediction on {rank_name(remove.rank)}",
-            )
-        layout[remove.rank] = keep
+        s = self.state
+
+        def mine(p: Bet) -> bool:
+            return p.player == remove.player and remove.copper in (None, p.copper)
+
+        if remove.high_card:
+            gone = [p for p in s.high if mine(p)]
+            s.high = [p for p in s.high if not mine(p)]
+        elif remove.ranks is not None:
+            want = frozenset(remove.ranks)
+            stack = s.layout[remove.ranks[0]]
+            gone = [p for p in stack if p.ranks is not None and mine(p) and set(p.ranks) == want]
+            for p in gone:
+                take_off(s, p)
+        else:
+            stack = s.layout[remove.rank]
+            gone = [p for p in stack if p.ranks is None and mine(p)]
+            s.layout[remove.rank] = [p for p in stack if p.ranks is not None or not mine(p)]
+        if not gone:
+            raise Refused("nothing-to-remove", _nothing(remove))
 
     def _lock(self, _: Lock) -> None:
         if len(self.state.pack.exposed) >= FINAL_WINNER:
@@ -300,27 +267,10 @@ class Table:
             self._settle_calls()
 
     def _settle_pair(self, loser: Card, winner: Card) -> None:
-        """Settle the predictions on the pair's two ranks; nothing else is touched."""
+        """Settle the pair (and, at the final pair, what is left on the layout)."""
         s = self.state
-        layout, settled = s.layout, []
-        lo, wi = loser.rank, winner.rank
-        if lo == wi:
-            for p in layout[lo]:
-                settled.append(
-                    Settlement(p.player, -(p.weight // 2), "split", lo, p.copper, p.weight)
-                )
-            layout[lo] = []
-        else:
-            settled += self._settle_rank(lo, lose_unless_copper=True)
-            settled += self._settle_rank(wi, lose_unless_copper=False)
-        counts = s.pack.counts
-        if counts[lo] == 0:
-            layout[lo] = []
-        if counts[wi] == 0:
-            layout[wi] = []
         n = len(s.pack.exposed)
-        if n == FINAL_WINNER:
-            s.layout = _empty_layout()
+        settled = settle_pair(s, loser, winner, final=n == FINAL_WINNER)
         s.locked = False
         if settled:
             balances, net = s.balances, 0
@@ -329,21 +279,6 @@ class Table:
                 net += one.delta
             balances[s.banker] -= net
         s.pairs.append(Pair(s.pack.number, (n - 1) // 2, loser, winner, tuple(settled)))
-
-    def _settle_rank(self, rank: int, lose_unless_copper: bool) -> list[Settlement]:
-        layout = self.state.layout
-        stack = layout[rank]
-        if not stack:
-            return []
-        settled, standing = [], []
-        for p in stack:
-            if p.copper is lose_unless_copper:
-                settled.append(Settlement(p.player, p.weight, "won", rank, p.copper, p.weight))
-                standing.append(p)
-            else:
-                settled.append(Settlement(p.player, -p.weight, "lost", rank, p.copper, p.weight))
-        layout[rank] = standing
-        return settled
 
     def _call(self, call: Call) -> None:
         self._entrant(call.player)
@@ -357,33 +292,24 @@ class Table:
         left = pack.remaining()
         ranks = sorted(c.rank for c in left)
         if ranks[0] == ranks[2]:
+            if not self.state.options.call_trips:
+                raise Refused(
+                    "three-of-a-kind",
+                    f"the last three are all {rank_name(ranks[0])}s: the turn may not be called",
+                )
             _check_colours(call, left, ranks[0])
         else:
             _check_order(call, ranks)
         self.state.calls.append(call)
 
     def _settle_calls(self) -> None:
-        """At the hock: each call wins 4:1 (three ranks), 2:1 (cat-hop or colours) or loses."""
+        """At the hock: every call wins at its odds or loses its weight."""
         s = self.state
-        loser, winner, hock = s.pack.exposed[-3:]
-        settled = []
-        for call in s.calls:
-            if call.order is not None:
-                right = call.order == (loser.rank, winner.rank, hock.rank)
-                odds = 4 if len({loser.rank, winner.rank, hock.rank}) == 3 else 2
-            else:
-                right = call.colours == (loser.colour, winner.colour, hock.colour)
-                odds = 2
-            delta = odds * call.weight if right else -call.weight
-            settled.append(
-                Settlement(
-                    call.player, delta, "called" if right else "miscalled", weight=call.weight
-                )
-            )
-            s.balances[call.player] += delta
-            s.balances[s.banker] -= delta
+        s.call_results = settle_calls(s)
+        for one in s.call_results:
+            s.balances[one.player] += one.delta
+            s.balances[s.banker] -= one.delta
         s.calls = []
-        s.call_results = tuple(settled)
 
     def _session(self, session: Session) -> None:
         seats = session.seats
@@ -405,6 +331,8 @@ class Table:
         s.seats = seats
         s.banker = session.banker
         s.balances = dict.fromkeys(seats, 0)
+        s.profile = session.profile or DEFAULT_PROFILE
+        s.options = session.options or PROFILES[s.profile]
 
     def _shuffle(self, _: Shuffle) -> None:
         s = self.state
@@ -418,7 +346,7 @@ class Table:
         s.pack = Pack(number=s.pack.number + 1)
         s.locked = False
         s.call_results = ()
-        if s.seats:
+        if s.seats and s.options.rotate_bank:
             s.banker = s.seats[(s.seats.index(s.banker) + 1) % len(s.seats)]
         self._log = []
         self._start = s.copy()
@@ -474,3 +402,13 @@ def _check_order(call: Call, ranks: list[int]) -> None:
     if sorted(call.order) != ranks:
         names = " ".join(rank_name(r) for r in ranks)
         raise Refused("call-ranks", f"the last three are {names}: a call must order exactly those")
+
+
+def _nothing(remove: Remove) -> str:
+    which = {None: "", True: "coppered ", False: "ordinary "}[remove.copper]
+    if remove.high_card:
+        return f"{remove.player} has no {which}bet on the high card"
+    if remove.ranks is not None:
+        names = "-".join(rank_name(r) for r in remove.ranks)
+        return f"{remove.player} has no {which}bet on {names}"
+    return f"{remove.player} has no {which}prediction on {rank_name(remove.rank)}"

@@ -33,6 +33,7 @@ from faro_pi.game.events import (
     Shuffle,
     Void,
 )
+from faro_pi.game.profile import OPTION_KEYS, PROFILES
 from faro_pi.game.rules import MAX_SEATS, MIN_SEATS
 
 NAME = {"type": "string", "minLength": 1, "description": "a participant's name"}
@@ -48,9 +49,9 @@ CARD = {
 }
 WEIGHT = {
     "type": "integer",
-    "minimum": 2,
-    "multipleOf": 2,
-    "description": "A positive even whole number, so that a split halves it exactly.",
+    "minimum": 1,
+    "description": "A positive whole number; the teaching rules (even_weights) want it even, "
+    "so that a split halves it exactly.",
 }
 COLOUR = {"type": "string", "enum": list(COLOURS)}
 THREE = {"minItems": 3, "maxItems": 3}
@@ -70,6 +71,30 @@ FIELDS: dict[str, dict[str, Any]] = {
         "type": "string",
         "description": "How the card came: reader, hand, scanner. A card entered at the "
         "console is journaled as 'hand', whatever is sent.",
+    },
+    "ranks": {
+        "type": "array",
+        "items": RANK,
+        "minItems": 2,
+        "maxItems": 4,
+        "uniqueItems": True,
+        "description": "Two neighbouring cards or a corner of four on the layout (2 or 4 ranks, "
+        "in any order); with the combinations option.",
+    },
+    "high_card": {
+        "const": True,
+        "description": "The high-card space: the winner outranks the loser (ace low); with the "
+        "high_card option.",
+    },
+    "profile": {"type": "string", "enum": list(PROFILES)},
+    "options": {
+        "type": "object",
+        "description": "House-rule options over the profile's, by name.",
+        "properties": {
+            key: {"enum": [1, 2]} if key == "cat_hop_pays" else {"type": "boolean"}
+            for key in OPTION_KEYS
+        },
+        "additionalProperties": False,
     },
     "kind": {"type": "string", "enum": list(ALARM_KINDS)},
     "text": {"type": "string"},
@@ -107,24 +132,49 @@ WIRE: dict[str, Wire] = {
             "session",
             Session,
             "Seats 2 to 10 participants in table order; one of them banks (drawn at random "
-            "if none is named). Once per journal.",
+            "if none is named). The profile (teaching or house) and options name the house "
+            "rules; without them the table's configured rules are journaled with the session.",
             ("seats",),
-            ({"type": "session", "seats": ["Ann", "Bob", "Cy"], "banker": "Cy"},),
+            (
+                {"type": "session", "seats": ["Ann", "Bob", "Cy"], "banker": "Cy"},
+                {
+                    "type": "session",
+                    "seats": ["Ann", "Bob", "Cy"],
+                    "banker": "Cy",
+                    "profile": "house",
+                },
+            ),
         ),
         Wire(
             "bet",
             Bet,
-            "A prediction on a rank; coppered, it plays the rank to lose.",
-            ("player", "rank", "weight"),
-            ({"type": "bet", "player": "Ann", "rank": "9", "weight": 2, "copper": False},),
+            "A prediction on a rank, between two neighbouring cards or at a corner of four "
+            "('ranks'), or on the high card; coppered, it plays to lose.",
+            ("player", "weight"),
+            (
+                {"type": "bet", "player": "Ann", "rank": "9", "weight": 2, "copper": False},
+                {
+                    "type": "bet",
+                    "player": "Ann",
+                    "ranks": ["9", "10"],
+                    "weight": 3,
+                    "copper": False,
+                },
+                {"type": "bet", "player": "Ann", "high_card": True, "weight": 3, "copper": True},
+            ),
+            either=("rank", "ranks", "high_card"),
         ),
         Wire(
             "remove",
             Remove,
-            "Takes a player's predictions on a rank off the layout (only one direction if "
-            "'copper' is given).",
-            ("player", "rank"),
-            ({"type": "remove", "player": "Ann", "rank": "9"},),
+            "Takes a player's predictions on a rank, on exactly a set of ranks, or on the high "
+            "card off the layout (only one direction if 'copper' is given).",
+            ("player",),
+            (
+                {"type": "remove", "player": "Ann", "rank": "9"},
+                {"type": "remove", "player": "Ann", "ranks": ["10", "9"]},
+            ),
+            either=("rank", "ranks", "high_card"),
         ),
         Wire(
             "call",

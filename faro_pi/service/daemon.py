@@ -20,6 +20,7 @@ from collections.abc import Callable, Mapping
 from faro_pi.devices import Output
 from faro_pi.exc import FaroError, JournalError, Refused
 from faro_pi.game.cards import SUIT_SYMBOLS, rank_name
+from faro_pi.game.decode import event_from_json
 from faro_pi.game.events import (
     LOCK,
     SHUFFLE,
@@ -29,7 +30,6 @@ from faro_pi.game.events import (
     Event,
     Session,
     Void,
-    event_from_json,
     event_to_json,
 )
 from faro_pi.game.pack import Stage

@@ -18,7 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from faro_pi.exc import FaroError, Refused
-from faro_pi.game.events import CardDrawn, event_from_json
+from faro_pi.game.decode import event_from_json
+from faro_pi.game.events import CardDrawn
 from faro_pi.service.config import load_config
 from faro_pi.sim import scenario as scenarios
 from faro_pi.virtual.reader import VirtualReader

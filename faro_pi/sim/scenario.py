@@ -23,8 +23,9 @@ from pathlib import Path
 
 from faro_pi.exc import FaroError, Refused
 from faro_pi.game.cards import DECK
+from faro_pi.game.decode import event_from_json
 from faro_pi.game.demo import play
-from faro_pi.game.events import CardDrawn, Lock, Shuffle, event_from_json, event_to_json
+from faro_pi.game.events import CardDrawn, Lock, Shuffle, event_to_json
 
 BUTTONS = ("signal", "undo", "new_pack")
 HARDWARE = ("press", "noread", "reader_reset", "unplug", "garble", "wait")

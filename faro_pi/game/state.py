@@ -1,0 +1,56 @@
+"""The table's state as one value: what a void puts back whole, field by field."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields
+
+from faro_pi.game.events import Alarm, Bet, Call
+from faro_pi.game.pack import Pack
+from faro_pi.game.profile import DEFAULT_PROFILE, PROFILES, Options
+from faro_pi.game.settle import Pair, Settlement
+
+
+def _empty_layout() -> list[list[Bet]]:
+    return [[] for _ in range(14)]
+
+
+@dataclass(slots=True)
+class TableState:
+    """Everything a void must put back as it was: the engine swaps it whole.
+
+    Adding a field here is enough for it to be rebuilt by a void; ``copy``
+    copies every field it finds.
+    """
+
+    pack: Pack = field(default_factory=Pack)
+    locked: bool = False
+    seats: tuple[str, ...] = ()
+    banker: str | None = None
+    balances: dict[str, int] = field(default_factory=dict)
+    layout: list[list[Bet]] = field(default_factory=_empty_layout)
+    """Predictions by rank (index 1..13), so a pair touches only two lists."""
+    calls: list[Call] = field(default_factory=list)
+    alarms: list[Alarm] = field(default_factory=list)
+    pairs: list[Pair] = field(default_factory=list)
+    """The pairs of the current pack, in order, with their settlements."""
+    call_results: tuple[Settlement, ...] = ()
+    """Settlements of the calls of the last hock."""
+    high: list[Bet] = field(default_factory=list)
+    """Bets on the high-card space, in the order placed."""
+    profile: str = DEFAULT_PROFILE
+    options: Options = PROFILES[DEFAULT_PROFILE]
+    """The house rules of the session, from its event."""
+
+    def copy(self) -> TableState:
+        """A copy that shares nothing mutable with this state."""
+        return TableState(**{f.name: _copied(getattr(self, f.name)) for f in fields(self)})
+
+
+def _copied(value):
+    if isinstance(value, Pack):
+        return value.copy()
+    if isinstance(value, list):
+        return [list(v) if isinstance(v, list) else v for v in value]
+    if isinstance(value, dict | set):
+        return value.copy()
+    return value  # immutable: tuples, strings, numbers, frozen events
