@@ -23,7 +23,10 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, get_args, get_type_hints
 
+import msgspec
+
 from faro_pi.exc import ConfigError
+from faro_pi.game.profile import OPTION_KEYS, PROFILES, Options
 from faro_pi.service.config_keys import REQUIRED, Invalid, Key, check, kind_name, reference_row
 
 PIN_FACTORY_VARIABLE = "GPIOZERO_PIN_FACTORY"
@@ -129,6 +132,35 @@ class ConsoleConfig:
         None, "Secret the console asks for; unset: the daemon generates one at start.")
 
 
+_UNSET_OPTION = "Unset: the profile's."
+
+
+@dataclass(frozen=True, slots=True)
+class RulesConfig:
+    """The house rules a new session is seated under (docs/rules.md)."""
+
+    profile: str = _key("teaching", "Rules of a session that names none: the teaching rule "
+                                    "card or the 19th-century house.",
+                        choices=("teaching", "house"))
+    even_weights: bool | None = _key(None, "Weights must be even. " + _UNSET_OPTION)
+    remove_dead: bool | None = _key(None, "A bet whose ranks are all out comes off. "
+                                          + _UNSET_OPTION)
+    collect_leftovers: bool | None = _key(None, "The bank takes what is left at card 51. "
+                                                + _UNSET_OPTION)
+    high_card: bool | None = _key(None, "The high-card space is on the layout. " + _UNSET_OPTION)
+    combinations: bool | None = _key(None, "Bets on two or four cards. " + _UNSET_OPTION)
+    call_trips: bool | None = _key(None, "Three of a kind is called by colours. "
+                                         + _UNSET_OPTION)
+    cat_hop_pays: int | None = _key(None, "A right cat-hop call pays 1 or 2 to 1. "
+                                          + _UNSET_OPTION, choices=(1, 2))
+    rotate_bank: bool | None = _key(None, "The bank passes on at a shuffle. " + _UNSET_OPTION)
+
+    def options(self) -> Options:
+        """The profile's options with the ones set here."""
+        set_here = {k: getattr(self, k) for k in OPTION_KEYS if getattr(self, k) is not None}
+        return msgspec.structs.replace(PROFILES[self.profile], **set_here)
+
+
 @dataclass(frozen=True, slots=True)
 class LogConfig:
     """How much the daemon says."""
@@ -148,6 +180,7 @@ class Config:
     leds: LedsConfig
     display: DisplayConfig
     console: ConsoleConfig
+    rules: RulesConfig
     log: LogConfig
 
     def pins(self) -> dict[str, int]:

@@ -33,6 +33,7 @@ from faro_pi.game.events import (
     event_to_json,
 )
 from faro_pi.game.pack import Stage
+from faro_pi.game.profile import DEFAULT_PROFILE, PROFILES
 from faro_pi.game.rules import Table
 from faro_pi.service.config import Config
 from faro_pi.service.journal import Journal
@@ -219,12 +220,29 @@ class Daemon:
             raise Refused("alarm", "alarms are raised by the shoe, not entered")
         if isinstance(event, CardDrawn):
             event = CardDrawn(event.card, "hand")
-        elif isinstance(event, Session) and event.banker is None and event.seats:
-            event = Session(event.seats, self.draw(event.seats))
+        elif isinstance(event, Session):
+            event = self._seated(event)
         refusal = self.submit(event)
         if refusal is not None:
             raise refusal
         return event
+
+    def _seated(self, session: Session) -> Session:
+        """The session as journaled: a banker drawn if none is named, and every house rule.
+
+        A session that names neither a profile nor options takes the configured
+        ones; either way the journal holds the profile and all its options, so it
+        replays the same whatever the configuration says later.
+        """
+        banker = session.banker
+        if banker is None and session.seats:
+            banker = self.draw(session.seats)
+        profile, options = session.profile, session.options
+        if profile is None and options is None:
+            profile, options = self.config.rules.profile, self.config.rules.options()
+        profile = profile or DEFAULT_PROFILE
+        options = options or PROFILES[profile]
+        return Session(session.seats, banker, profile, options)
 
     # -- the shoe's buttons -----------------------------------------------------
 
