@@ -13,7 +13,6 @@ from __future__ import annotations
 import warnings
 from collections.abc import Callable
 
-from faro_pi.devices.pins import pin_factory as pin_factory  # the daemon's and doctor's import
 from faro_pi.exc import FaroError
 from faro_pi.service.config import ButtonsConfig
 

@@ -136,7 +136,7 @@ def _pin_factory(config: Config, given=None) -> tuple[Check, object]:
     name = config.gpio.pin_factory
     if given is not None:
         return Check("gpio", True, f"{factory_name(given)} pins (given)"), given
-    from faro_pi.devices.buttons import pin_factory
+    from faro_pi.devices.pins import pin_factory
 
     fix = (
         "on a Raspberry Pi install lgpio (sudo apt install python3-lgpio; make install "

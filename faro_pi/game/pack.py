@@ -66,6 +66,10 @@ PAIR_SETTLED = frozenset({Stage.SETTLED, Stage.LAST_THREE, Stage.FINAL})
 """The stages just after a pair's winner: the card exposed last settled a pair."""
 
 
+STAGES: tuple[Stage, ...] = tuple(stage(n) for n in range(PACK_SIZE + 1))
+"""The stage with n cards exposed, looked up rather than worked out on the engine's path."""
+
+
 class Entries(StrEnum):
     """Whether predictions, removals, calls and a session may be entered now."""
 

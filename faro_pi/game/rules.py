@@ -33,6 +33,8 @@ from faro_pi.game.pack import (
     FINAL_WINNER,
     OPEN_AT,
     PACK_SIZE,
+    PAIR_SETTLED,
+    STAGES,
     Entries,
     Pack,
     Stage,
@@ -260,10 +262,10 @@ class Table:
         pack.exposed.append(card)
         pack.seen.add(card)
         pack.counts[card.rank] -= 1
-        n = len(pack.exposed)
-        if n & 1 == 1 and n > 1:
+        at = STAGES[len(pack.exposed)]
+        if at in PAIR_SETTLED:
             self._settle_pair(pack.exposed[-2], card)
-        elif n == PACK_SIZE:
+        elif at is Stage.HOCK:
             self._settle_calls()
 
     def _settle_pair(self, loser: Card, winner: Card) -> None:

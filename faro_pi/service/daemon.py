@@ -295,7 +295,8 @@ async def serve(
     mock pins and a fake bus, and everything else is the daemon as it runs at
     the table. ``started`` is called once the daemon is ready.
     """
-    from faro_pi.devices.buttons import ShoeButtons, pin_factory
+    from faro_pi.devices.buttons import ShoeButtons
+    from faro_pi.devices.pins import pin_factory
     from faro_pi.shoe.link import Fsp1Shoe, PlainShoe, ReaderPort
 
     loop = asyncio.get_running_loop()
