@@ -125,6 +125,9 @@ def screens() -> dict[str, tuple[ScreenView, int]]:
     shots = {}
     game = Game(CAT_HOP)
     shots["new-pack"] = (view(game.table), 0)
+    house = Table()
+    house.apply(Session(SEATS, SEATS[-1], profile="house"))
+    shots["new-pack-house"] = (view(house), 0)
     shots["soda"] = (view(game.deal().table), 0)
     shots["turn"] = (view(first_turn().table), 0)
     shots["balances"] = (view(first_turn().table), 1)

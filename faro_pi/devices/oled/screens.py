@@ -43,6 +43,7 @@ from faro_pi.devices.oled.glyphs import (
 )
 from faro_pi.game.cards import Card
 from faro_pi.game.pack import Stage
+from faro_pi.game.profile import PROFILES
 from faro_pi.game.rules import Table
 
 ROWS = 4
@@ -97,6 +98,8 @@ class ScreenView:
     alarm: tuple[str, str] | None = None
     """The latest alarm's kind and text; it takes the whole screen."""
     alarms: int = 0
+    rules: str = ""
+    """The house rules' profile (``"teaching"``, ``"house"``), named on the pack screen."""
 
     @property
     def split(self) -> bool:
@@ -137,7 +140,7 @@ def view(table: Table) -> ScreenView:
         soda=pack.soda,
     )
     if at is Stage.SHUFFLED:
-        return ScreenView("shuffle", **common)
+        return ScreenView("shuffle", rules=_rules(table), **common)
     if at is Stage.SODA:
         return ScreenView("soda", **common)
     if at is Stage.HOCK:
@@ -164,6 +167,13 @@ def view(table: Table) -> ScreenView:
         three = tuple(sorted(pack.remaining(), key=lambda c: (c.rank, c.index)))
         return ScreenView("call", three=three, calls=len(table.calls), **turn, **common)
     return ScreenView("turn", **turn, **common)
+
+
+def _rules(table: Table) -> str:
+    """The profile's name; marked when the session changed some of its options."""
+    profile = table.state.profile
+    changed = PROFILES.get(profile) != table.options
+    return profile.upper() + ("*" if changed else "")
 
 
 def _nets(settlements, seats: tuple[str, ...]) -> tuple[tuple[str, int], ...]:
@@ -298,6 +308,9 @@ def _settlements(draw, nets, bank: int, badge: str | None, nothing: str) -> None
 def _shuffle(image: Image.Image, draw, view: ScreenView) -> None:
     _header(image, draw, f"PACK {view.pack}", view, left=False)
     write(draw, 0, CARDS - 6, "deal the soda", medium())
+    if view.rules:
+        x = _badge(draw, 0, LINES[0], view.rules)
+        write(draw, x + 4, LINES[0], "rules")
     if view.banker is not None:
         write(draw, 0, LINES[1], f"{fit(view.banker, 90)} banks")
 
