@@ -7,6 +7,7 @@ import json
 import sys
 
 from faro_pi.console import client
+from faro_pi.game.profile import DEFAULT_PROFILE, PROFILES
 
 
 def _replay(args: argparse.Namespace) -> int:
@@ -134,6 +135,12 @@ def parser() -> argparse.ArgumentParser:
     sim.add_argument("--packs", type=int, default=1, help="packs the demo deals (default 1)")
     sim.add_argument(
         "--faults", action="store_true", help="the demo's shoe misbehaves now and then"
+    )
+    sim.add_argument(
+        "--profile",
+        choices=tuple(PROFILES),
+        default=DEFAULT_PROFILE,
+        help="the house rules the demo plays (default teaching)",
     )
     sim.set_defaults(run=_sim)
 

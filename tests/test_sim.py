@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import itertools
 import json
 import subprocess
@@ -13,7 +14,7 @@ from PIL import Image, ImageChops
 
 from faro_pi.exc import Refused
 from faro_pi.game.decode import event_from_json
-from faro_pi.game.events import CardDrawn
+from faro_pi.game.events import Bet, CardDrawn
 from faro_pi.game.replay import replay_lines
 from faro_pi.game.rules import Table
 from faro_pi.sim import scenario
@@ -154,3 +155,57 @@ def test_oled_frames_in_the_terminal_are_quadrant_blocks():
     image.putpixel((0, 0), 1)
     image.putpixel((3, 1), 1)
     assert oled_text(image) == ["▘▗"]
+
+
+TEACHING_DEMO = {
+    (7, 1, False): "74c4928281c780fb39c1db48c2f6d6bc9b52426a9f9efdcc530d64b9ccbd0c12",
+    (11, 1, True): "ff518d85e0285157bed91cbe82e7332e45287fab9da814596f9e5baa56d4975d",
+    (3, 3, False): "71d2f21cac811df504735432b2d500724d96f0bc410761534c404c1a12b12847",
+}
+"""Digests of the teaching demo's steps as it dealt before the house profile came."""
+
+
+def test_the_teaching_demo_deals_as_it_always_has():
+    for (seed, packs, faults), digest in TEACHING_DEMO.items():
+        for steps in (
+            scenario.demo(seed, packs=packs, faults=faults),
+            scenario.demo(seed, packs=packs, faults=faults, profile="teaching"),
+        ):
+            text = "\n".join(json.dumps(s, sort_keys=True) for s in steps)
+            assert hashlib.sha256(text.encode()).hexdigest() == digest
+            assert "profile" not in steps[0]
+
+
+def test_the_house_demo_on_the_simulated_table(tmp_path):
+    out = tmp_path / "house"
+    command = ["sim", "--profile", "house", "--packs", "2", "--speed", "0", "--out", str(out)]
+    done = subprocess.run(
+        [sys.executable, "-m", "faro_pi.cli", *command],
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stderr
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["status"] == 0 and summary["packs"] == 2
+    assert summary["refused_entries"] == []
+
+    lines = export(out)
+    session = json.loads(lines[0])
+    assert session["type"] == "session" and session["profile"] == "house"
+    replayed = replay_lines(lines)
+    assert replayed.refused == []
+    assert summary["balances"] == replayed.summary()["balances"]
+    table = replayed.table
+    assert table.banker == "Dee"  # the house bank stays with one seat all night
+    settled = [s for pair in table.pairs for s in pair.settlements]
+    assert {s.outcome for s in settled} >= {"won", "lost", "collected"}
+    for pack in (1, 2):  # something is left on the layout for the house at each pack's end
+        final = [p for p in table.pairs if p.pack == pack][-1]
+        assert any(s.outcome == "collected" for s in final.settlements)
+    assert any(s.ranks is not None and len(s.ranks) == 2 for s in settled)
+    assert any(s.ranks is not None and len(s.ranks) == 4 for s in settled)
+    assert any(s.high_card and s.outcome != "collected" for s in settled)
+    assert any(s.copper for s in settled)
+    bets = [event_from_json(json.loads(line)) for line in lines if '"bet"' in line]
+    assert any(isinstance(b, Bet) and b.weight % 2 for b in bets)
+    assert any(s.weight % 2 for s in settled)  # an odd weight, settled

@@ -246,7 +246,9 @@ def main(args: argparse.Namespace) -> int:
         if args.scenario:
             steps = scenarios.load(args.scenario)
         else:
-            steps = scenarios.demo(args.seed, packs=args.packs, faults=args.faults)
+            steps = scenarios.demo(
+                args.seed, packs=args.packs, faults=args.faults, profile=args.profile
+            )
     except (FaroError, OSError) as exc:
         print(f"faro-pi sim: {exc}", file=sys.stderr)
         return 2

@@ -26,6 +26,7 @@ from faro_pi.game.cards import DECK
 from faro_pi.game.decode import event_from_json
 from faro_pi.game.demo import play
 from faro_pi.game.events import CardDrawn, Lock, Shuffle, event_to_json
+from faro_pi.game.profile import DEFAULT_PROFILE
 
 BUTTONS = ("signal", "undo", "new_pack")
 HARDWARE = ("press", "noread", "reader_reset", "unplug", "garble", "wait")
@@ -76,9 +77,13 @@ def load(path: str | Path) -> list[dict]:
 DEMO_SEATS = ("Ann", "Bob", "Cy", "Dee")
 
 
-def demo(seed: int = 7, packs: int = 1, faults: bool = False) -> list[dict]:
+def demo(
+    seed: int = 7, packs: int = 1, faults: bool = False, profile: str = DEFAULT_PROFILE
+) -> list[dict]:
     """The built-in demo: four seats, ordinary and coppered bets, the banker's
-    lock before each pair, calling the turn at the end, whole packs.
+    lock before each pair, calling the turn at the end, whole packs. The
+    ``profile`` is the house rules they play (the house's: odd weights, bets
+    between cards and on the high card, leftovers collected, one banker).
 
     With ``faults`` the shoe misbehaves along the way: a no-read (the card
     re-fed), noise, a pulled cable, a misread card voided with the undo
@@ -87,7 +92,7 @@ def demo(seed: int = 7, packs: int = 1, faults: bool = False) -> list[dict]:
     steps: list[dict] = []
     dealt = 0
     rng = random.Random(seed)
-    for event in play(rng, DEMO_SEATS, packs=packs):
+    for event in play(rng, DEMO_SEATS, packs=packs, profile=profile):
         if isinstance(event, Lock):
             steps.append({"type": "press", "button": "signal"})
             continue
