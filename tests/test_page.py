@@ -25,6 +25,7 @@ import httpx
 import pytest
 from playwright.async_api import async_playwright, expect
 
+from faro_pi.console.state import state as state_of
 from faro_pi.game.cards import RANKS
 from faro_pi.game.decode import event_from_json
 from faro_pi.game.odds import last_three, next_pair
@@ -297,6 +298,10 @@ def test_predictions_are_placed_and_taken_off_by_tapping_the_layout(tmp_path):
             assert boxes["8"]["x"] == boxes["6"]["x"]
             assert boxes["K"]["y"] < boxes["7"]["y"] < boxes["A"]["y"]
 
+            # The teaching table has no places between the cards and no high-card space.
+            await expect(page.locator("#rules")).to_contain_text("Teaching rules: even weights")
+            await expect(page.locator("#layout .between, #layout .high-card")).to_have_count(0)
+
             await table.pick("Bob", 10)
             await table.spot("9").locator(".card").tap()
             bob_on_9 = table.chips("9", "Bob")
@@ -348,6 +353,77 @@ def test_predictions_are_placed_and_taken_off_by_tapping_the_layout(tmp_path):
             await expect(toast).to_contain_text("locked by the banker")
             assert await toast.get_attribute("data-rule") == "entries-closed"
             await expect(table.chips("5")).to_have_count(0)
+
+    run(scenario)
+
+
+def test_house_rules_put_bets_between_the_cards_and_on_the_high_card(tmp_path):
+    async def scenario():
+        async with table_with_page(tmp_path, viewport=TABLET) as table:
+            page = table.page
+            table.enter({"type": "session", "seats": SEATS, "banker": "Cy", "profile": "house"})
+            await expect(page.locator("#rules")).to_contain_text("House rules: odd weights")
+            await expect(page.locator("#rules")).to_contain_text("high card, combinations")
+
+            def between(place: str):
+                return page.locator(f'#layout .between[data-place="{place}"]')
+
+            # Between the 9 and the 10: a two-card bet; its check sits on the gap.
+            await table.pick("Ann", 4)
+            await between("9-10").locator(".hit").tap()
+            await expect(between("9-10").locator(".chip")).to_have_text("4")
+            shown = state_of(table.daemon.table, 0)["predictions"]
+            assert [(p["player"], p["ranks"], p["weight"]) for p in shown] == [
+                ("Ann", ["9", "10"], 4)
+            ]
+            nine, ten = [await table.spot(r).bounding_box() for r in ("9", "10")]
+            gap = await between("9-10").bounding_box()
+            assert ten["x"] + ten["width"] <= gap["x"] + gap["width"] / 2 <= nine["x"]
+
+            # At the corner of four, coppered; the 7 has a place beside the 6 and the 8.
+            await table.pick("Bob", 2)
+            await page.tap("#copper")
+            await between("A-2-K-Q").locator(".hit").tap()
+            await page.tap("#copper")
+            await expect(between("A-2-K-Q").locator(".chip.copper")).to_have_text("2")
+            await expect(between("6-7")).to_have_count(1)
+            await expect(between("7-8")).to_have_count(1)
+
+            # The high card, at the dealer's edge: below the row nearest the dealer.
+            high = page.locator("#layout .high-card")
+            await expect(high).to_have_count(1)
+            assert (await high.bounding_box())["y"] > (await table.spot("A").bounding_box())["y"]
+            await table.pick("Bob", 6)
+            await high.locator(".hit").tap()
+            await expect(high.locator(".chip")).to_have_text("6")
+            placed = {
+                (p.player, p.ranks, p.high_card, p.copper) for p in table.daemon.table.predictions
+            }
+            assert placed == {
+                ("Ann", (9, 10), False, False),
+                ("Bob", (1, 2, 13, 12), False, True),
+                ("Bob", None, True, False),
+            }
+
+            if os.environ.get("FARO_GOLDEN") == "update":
+                GOLDEN.mkdir(parents=True, exist_ok=True)
+                await page.locator("#felt").screenshot(path=GOLDEN / "house-felt.png")
+
+            # Take-off on the corner's check sends its ranks and its direction.
+            await page.tap("#take-off")
+            await between("A-2-K-Q").locator(".chip").tap()
+            await expect(between("A-2-K-Q").locator(".chip")).to_have_count(0)
+            await page.tap("#take-off")
+            assert len(table.daemon.table.predictions) == 2
+
+            # Soda, then 5 loses and 9 wins: the 9-10 and the high card both win.
+            table.deal("2H", "5D", "9C")
+            await table.settled()
+            moves = page.locator("#settlements li").first.locator(".move")
+            await expect(moves.filter(has_text="Ann +4")).to_contain_text("on 9-10")
+            await expect(moves.filter(has_text="Bob +6")).to_contain_text("on high card")
+            title = await moves.filter(has_text="Ann +4").get_attribute("title")
+            assert title == "Ann +4 (won on 9-10)"
 
     run(scenario)
 

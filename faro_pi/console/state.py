@@ -16,11 +16,19 @@ from typing import Any
 from faro_pi.exc import Refused
 from faro_pi.game.cards import RANKS, rank_name
 from faro_pi.game.events import Bet, Event
+from faro_pi.game.felt import LOWER, SEVEN, UPPER
 from faro_pi.game.odds import last_three, next_pair
 from faro_pi.game.pack import Stage
 from faro_pi.game.profile import options_json
 from faro_pi.game.rules import Table
 from faro_pi.game.settle import Pair, Settlement
+
+FELT: dict[str, Any] = {
+    "lower": [rank_name(r) for r in LOWER],
+    "upper": [rank_name(r) for r in UPPER],
+    "seven": rank_name(SEVEN),
+}
+"""Where each rank lies, left to right as the dealer sees it, so the page draws the one layout."""
 
 
 def entries(table: Table) -> str:
@@ -38,6 +46,7 @@ def state(table: Table, version: int) -> dict[str, Any]:
         "version": version,
         "profile": table.state.profile,
         "options": options_json(table.options),
+        "felt": FELT,
         "pack": {
             "number": pack.number,
             "exposed": [card.code for card in pack.exposed],

@@ -7,10 +7,7 @@
   const SUIT_SYMBOL = { S: "♠", H: "♥", D: "♦", C: "♣" };
   const SUIT_NAME = { S: "spades", H: "hearts", D: "diamonds", C: "clubs" };
   const RANK_NAME = { A: "ace", J: "jack", Q: "queen", K: "king" };
-  // The felt as the dealer sees it: 8 to K on the far row (K above the ace), A to 6
-  // nearest the dealer with the ace on the dealer's left, the 7 at the right between them.
-  const UPPER = ["K", "Q", "J", "10", "9", "8"];
-  const LOWER = ["A", "2", "3", "4", "5", "6"];
+  // The felt (which rank lies where) comes with the state, from the rules engine's one layout.
   const WEIGHTS = [2, 4, 6, 10, 20, 50, 100];
   // One colour a seat, light enough for dark text on the chip and for a line on the chart.
   const PALETTE = [
@@ -236,6 +233,7 @@
     if (!seated && !$("seat-list").children.length) seatRows(3);
     drawPairNow();
     drawLayout();
+    drawRules();
     drawPickers();
     drawControls();
     drawCase();
@@ -326,30 +324,115 @@
     return last.split ? { [lo]: "split" } : { [lo]: "lost", [wi]: "won" };
   }
 
-  function drawLayout() {
-    const counts = Object.fromEntries(state.case.map((c) => [c.rank, c.count]));
-    const marks = lastRanks();
-    const byRank = {};
+  const byRankOrder = (a, b) => RANKS.indexOf(a) - RANKS.indexOf(b);
+  /** Where a bet sits, as a key: its rank, its ranks in rank order ("9-10"), or "high". */
+  const placeKey = (p) =>
+    p.high_card ? "high" : p.ranks ? [...p.ranks].sort(byRankOrder).join("-") : p.rank;
+  /** Where a bet or a settlement sat, for people: "9", "9-10", "A-2-K-Q" or "high card". */
+  const placeName = (x) => (x.high_card ? "high card" : x.ranks ? x.ranks.join("-") : x.rank);
+  /** The fields of a bet or a remove that say where: rank, ranks or high_card. */
+  const placeFields = (place) =>
+    place.high ? { high_card: true } : place.ranks ? { ranks: place.ranks } : { rank: place.rank };
+
+  /** Each place's checks, one per player and direction, their weights added up. */
+  function stacks() {
+    const by = {};
     for (const p of state.predictions) {
       const key = `${p.player}|${p.copper}`;
-      const stack = (byRank[p.rank] ||= new Map());
+      const stack = (by[placeKey(p)] ||= new Map());
       const chip = stack.get(key) || { player: p.player, copper: p.copper, weight: 0, count: 0 };
       chip.weight += p.weight;
       chip.count += 1;
       stack.set(key, chip);
     }
+    return by;
+  }
+
+  const chipText = (c) => `${c.player} ${c.weight}${c.copper ? " coppered" : ""}`;
+
+  /** The checks on a place; past ``room`` of them, the last check shows how many more. */
+  function chipsOn(place, chips, room) {
+    const shown = chips.length > room ? chips.slice(0, room - 1) : chips;
+    const hidden = chips.slice(shown.length);
+    const where = place.rank || placeName({ ranks: place.ranks, high_card: place.high });
+    // A single rank's check takes all of that player's off it, as it always has; a check
+    // between cards or on the high card takes off only its own direction.
+    const remove = (c) =>
+      place.rank
+        ? { type: "remove", player: c.player, rank: place.rank }
+        : { type: "remove", player: c.player, ...placeFields(place), copper: c.copper };
+    return h(
+      "div",
+      { class: "chips" },
+      shown.map((c) =>
+        h(
+          "button",
+          {
+            type: "button",
+            class: "chip" + (c.copper ? " copper" : ""),
+            style: `--chip:${colourOf(c.player)}`,
+            dataset: { player: c.player, weight: c.weight, copper: c.copper },
+            title: `${c.player}: ${c.weight}${c.copper ? " coppered" : ""} on ${where}`,
+            "aria-label": `Take ${c.player}'s ${c.weight}${c.copper ? " coppered" : ""} off ${where}`,
+            onclick: () => post(remove(c)),
+          },
+          String(c.weight),
+        ),
+      ),
+      hidden.length
+        ? h(
+            "span",
+            {
+              class: "chip more",
+              style: `--chip:#2b2b2b`,
+              title: hidden.map(chipText).join(", "),
+              "aria-hidden": "true",
+            },
+            `+${hidden.length}`,
+          )
+        : null,
+    );
+  }
+
+  /** The places between neighbouring cards, each on the grid area it straddles. */
+  function betweens(felt) {
+    const pair = (a, b) => ({ ranks: [a, b].sort(byRankOrder) });
+    const places = [];
+    const across = (row, line) =>
+      row.slice(0, -1).forEach((r, i) =>
+        places.push({ ...pair(r, row[i + 1]), kind: "across", area: `${line} / ${i + 1} / span 1 / span 2` }),
+      );
+    across(felt.upper, 1);
+    across(felt.lower, 2);
+    felt.lower.forEach((r, i) =>
+      places.push({ ...pair(r, felt.upper[i]), kind: "down", area: `1 / ${i + 1} / span 2 / span 1` }),
+    );
+    const end = felt.lower.length;
+    places.push({ ...pair(felt.upper[end - 1], felt.seven), kind: "to-seven upper", area: `1 / ${end} / span 1 / span 2` });
+    places.push({ ...pair(felt.lower[end - 1], felt.seven), kind: "to-seven lower", area: `2 / ${end} / span 1 / span 2` });
+    // A corner names its lower pair, then its upper pair, left to right: A-2-K-Q.
+    felt.lower.slice(0, -1).forEach((r, i) =>
+      places.push({
+        ranks: [r, felt.lower[i + 1], felt.upper[i], felt.upper[i + 1]],
+        kind: "corner",
+        area: `1 / ${i + 1} / span 2 / span 2`,
+      }),
+    );
+    return places;
+  }
+
+  function drawLayout() {
+    const counts = Object.fromEntries(state.case.map((c) => [c.rank, c.count]));
+    const marks = lastRanks();
+    const byPlace = stacks();
+    const chipsAt = (key) => [...(byPlace[key] || new Map()).values()];
     // Two rows of checks fit on a card; past that, the last check shows how many more.
-    const room = 4;
     const spot = (rank, where) => {
-      const chips = [...(byRank[rank] || new Map()).values()];
-      const shown = chips.length > room ? chips.slice(0, room - 1) : chips;
-      const hidden = chips.slice(shown.length);
+      const chips = chipsAt(rank);
       const left = counts[rank];
       const label =
         `${RANK_NAME[rank] || rank} of spades, ${left} left` +
-        (chips.length
-          ? `; ${chips.map((c) => `${c.player} ${c.weight}${c.copper ? " coppered" : ""}`).join(", ")}`
-          : "");
+        (chips.length ? `; ${chips.map(chipText).join(", ")}` : "");
       return h(
         "div",
         {
@@ -363,65 +446,93 @@
             class: "card",
             "aria-label": label,
             dataset: { rank },
-            onclick: () => tapCard(rank),
+            onclick: () => tapPlace({ rank }),
           },
           h("span", { class: "rank", "aria-hidden": "true" }, rank),
           h("span", { class: "suit", "aria-hidden": "true" }, "♠"),
           h("span", { class: "pips", "aria-hidden": "true" }, "●".repeat(left) + "○".repeat(4 - left)),
         ),
-        h(
-          "div",
-          { class: "chips" },
-          shown.map((c) =>
-            h(
-              "button",
-              {
-                type: "button",
-                class: "chip" + (c.copper ? " copper" : ""),
-                style: `--chip:${colourOf(c.player)}`,
-                dataset: { player: c.player, weight: c.weight, copper: c.copper },
-                title: `${c.player}: ${c.weight}${c.copper ? " coppered" : ""} on ${rank}`,
-                "aria-label": `Take ${c.player}'s ${c.weight}${c.copper ? " coppered" : ""} off ${rank}`,
-                onclick: () => post({ type: "remove", player: c.player, rank }),
-              },
-              String(c.weight),
-            ),
-          ),
-          hidden.length
-            ? h(
-                "span",
-                {
-                  class: "chip more",
-                  style: `--chip:#2b2b2b`,
-                  title: hidden.map((c) => `${c.player} ${c.weight}${c.copper ? " coppered" : ""}`).join(", "),
-                  "aria-hidden": "true",
-                },
-                `+${hidden.length}`,
-              )
-            : null,
-        ),
+        chipsOn({ rank }, chips, 4),
       );
     };
+    // A place off the cards: between neighbours, at a corner, or the high-card space.
+    const space = (place, kind, text, attrs) => {
+      const key = place.high ? "high" : place.ranks.join("-");
+      const chips = chipsAt(place.high ? "high" : [...place.ranks].sort(byRankOrder).join("-"));
+      const named = place.high ? "the high card" : `${place.ranks.length} cards, ${key}`;
+      return h(
+        "div",
+        { class: `${kind}`, dataset: { place: key }, ...attrs },
+        h(
+          "button",
+          {
+            type: "button",
+            class: "hit",
+            dataset: { place: key },
+            "aria-label": `Bet on ${named}` + (chips.length ? `; ${chips.map(chipText).join(", ")}` : ""),
+            onclick: () => tapPlace(place),
+          },
+          text,
+        ),
+        chipsOn(place, chips, place.high ? 6 : 2),
+      );
+    };
+    const felt = state.felt;
+    const options = state.options || {};
     const layout = $("layout");
     layout.dataset.entries = state.entries;
     layout.replaceChildren(
-      ...UPPER.map((r) => spot(r, "upper")),
-      spot("7", "seven"),
-      ...LOWER.map((r) => spot(r, "lower")),
+      ...felt.upper.map((r) => spot(r, "upper")),
+      spot(felt.seven, "seven"),
+      ...felt.lower.map((r) => spot(r, "lower")),
+      ...(options.combinations
+        ? betweens(felt).map((b) =>
+            space({ ranks: b.ranks }, `between ${b.kind}`, "", { style: `grid-area: ${b.area}` }),
+          )
+        : []),
+      ...(options.high_card ? [space({ high: true }, "high-card", "High card")] : []),
     );
   }
 
-  function tapCard(rank) {
+  /** A tap on a card, between cards or on the high card: a bet there, or taking one off. */
+  function tapPlace(place) {
     if (!state.seats.length) return toast("Seat the table first.");
     if (!picks.player) return toast("Pick a player first.");
-    if (picks.takeOff) return post({ type: "remove", player: picks.player, rank });
+    if (picks.takeOff) return post({ type: "remove", player: picks.player, ...placeFields(place) });
     return post({
       type: "bet",
       player: picks.player,
-      rank,
+      ...placeFields(place),
       weight: picks.weight,
       copper: picks.copper,
     });
+  }
+
+  /** Each house rule in a few words, by its option's value. */
+  const RULE_WORDS = {
+    even_weights: { true: "even weights", false: "odd weights" },
+    remove_dead: { true: "dead ranks come off", false: "dead bets stay" },
+    collect_leftovers: { true: "leftovers collected", false: null },
+    high_card: { true: "high card", false: null },
+    combinations: { true: "combinations", false: null },
+    call_trips: { true: "trips called by colour", false: "no call on trips" },
+    cat_hop_pays: { 1: "cat-hop pays 1 for 1", 2: "cat-hop pays 2 for 1" },
+    rotate_bank: { true: "bank rotates", false: "bank stays" },
+  };
+
+  function drawRules() {
+    const options = state.options || {};
+    const words = Object.entries(RULE_WORDS)
+      .filter(([key]) => key in options)
+      .map(([key, said]) => said[String(options[key])])
+      .filter(Boolean);
+    const profile = state.profile || "teaching";
+    const box = $("rules");
+    box.dataset.profile = profile;
+    box.replaceChildren(
+      h("strong", {}, `${profile.charAt(0).toUpperCase()}${profile.slice(1)} rules`),
+      words.length ? `: ${words.join(", ")}` : "",
+    );
   }
 
   function drawPickers() {
@@ -474,7 +585,7 @@
     const who = picks.player || "the player";
     $("hint").textContent = picks.takeOff
       ? `Taking off: tap a check to take it off, or a card to take ${who}'s off it.`
-      : `Tap a card: ${who} puts ${picks.weight} on it ${picks.copper ? "coppered, to lose" : "to win"}. Take off, then tap a check, to remove it.`;
+      : `Tap a card${state.options && state.options.combinations ? " or a gap between cards" : ""}: ${who} puts ${picks.weight} on it ${picks.copper ? "coppered, to lose" : "to win"}. Take off, then tap a check, to remove it.`;
     $("layout").classList.toggle("taking-off", picks.takeOff);
     $("felt").classList.toggle("taking-off", picks.takeOff);
   }
@@ -701,9 +812,13 @@
     drawCall();
   }
 
+  /** What happened to a bet: the bank collects what is left on the layout at the end. */
+  const OUTCOME = { collected: "collected by the bank" };
+
   function describeSettlement(x) {
-    const where = x.rank === null ? "the call" : `${x.rank}${x.copper ? " coppered" : ""}`;
-    return `${x.player} ${signed(x.delta)} (${x.outcome} on ${where})`;
+    const on = x.rank === null && !x.ranks && !x.high_card ? "the call" : placeName(x);
+    const where = `${on}${x.copper ? " coppered" : ""}`;
+    return `${x.player} ${signed(x.delta)} (${OUTCOME[x.outcome] || x.outcome} on ${where})`;
   }
 
   function drawHistory() {
@@ -728,7 +843,9 @@
                     h("span", { class: `move ${x.delta > 0 ? "up" : "down"}`, title: describeSettlement(x) },
                       h("span", { class: "swatch", style: `--chip:${colourOf(x.player)}`, "aria-hidden": "true" }),
                       `${x.player} ${signed(x.delta)}`,
-                      h("small", {}, ` on ${x.rank}`),
+                      h("small", { class: "on", dataset: { outcome: x.outcome } },
+                        ` on ${placeName(x)}`,
+                        x.outcome === "collected" ? ", collected by the bank" : ""),
                       x.copper ? h("span", { class: "penny", title: "coppered" }) : null,
                       x.copper ? h("span", { class: "sr-only" }, "coppered") : null),
                   ),
