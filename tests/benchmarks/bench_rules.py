@@ -2,7 +2,9 @@
 
 Prints per-deal times (median, p99) and deals per second, from events already
 decoded and from JSON lines, and shows that a pair costs the same whatever
-stands on the ranks it does not touch.
+stands on the ranks it does not touch. A house pack (odd weights, bets
+between cards and on the high card, leftovers collected) is timed beside a
+teaching pack: the house rules should cost at most half as much again.
 """
 
 from __future__ import annotations
@@ -25,10 +27,16 @@ SEATS = tuple(f"P{i}" for i in range(10))
 DEALS = 2000
 
 
-def deals(count: int, holdings: int) -> list[list]:
+HOUSE_GOAL = 1.5
+"""A house pack may take at most this many times a teaching pack's time to replay."""
+
+
+def deals(count: int, holdings: int, profile: str = "teaching") -> list[list]:
     """``count`` independent one-pack games, each a list of events."""
     rng = random.Random(2026)
-    return [list(play(rng, SEATS, packs=1, holdings=holdings)) for _ in range(count)]
+    return [
+        list(play(rng, SEATS, packs=1, holdings=holdings, profile=profile)) for _ in range(count)
+    ]
 
 
 def per_deal(games: list[list]) -> list[float]:
@@ -44,7 +52,52 @@ def per_deal(games: list[list]) -> list[float]:
     return times
 
 
+def per_deal_from_lines(games: list[list[str]]) -> list[float]:
+    times = []
+    for lines in games:
+        start = time.perf_counter()
+        replay_lines(lines)
+        times.append(time.perf_counter() - start)
+    return times
+
+
+def house_against_teaching(holdings: int = 4, rounds: int = 3) -> None:
+    """Replay time of a house pack beside a teaching pack's, decoded and from JSON lines.
+
+    The two are timed in turns, ``rounds`` times, and each keeps its best
+    median, so that a busy moment of the machine does not land on one alone.
+    """
+    print(f"\nhouse pack against teaching pack, {DEALS} deals each, {holdings} predictions held")
+    games, lines, events = {}, {}, {}
+    for profile in ("teaching", "house"):
+        games[profile] = deals(DEALS, holdings, profile)
+        lines[profile] = [[json.dumps(event_to_json(e)) for e in g] for g in games[profile]]
+        events[profile] = statistics.mean(len(g) for g in games[profile])
+        per_deal(games[profile][:200])  # warm-up
+    best: dict[tuple[str, str], list[float]] = {}
+    for _ in range(rounds):
+        for profile in ("teaching", "house"):
+            for how, times in (
+                ("decoded events", per_deal(games[profile])),
+                ("JSON lines", per_deal_from_lines(lines[profile])),
+            ):
+                kept = best.get((profile, how))
+                if kept is None or statistics.median(times) < statistics.median(kept):
+                    best[profile, how] = times
+    for (profile, how), times in best.items():
+        report(f"{profile} deal from {how} ({events[profile]:.0f} events)", times)
+    for how in ("decoded events", "JSON lines"):
+        house = statistics.median(best["house", how])
+        teaching = statistics.median(best["teaching", how])
+        per_event = (house / events["house"]) / (teaching / events["teaching"])
+        print(
+            f"house/teaching from {how:<15} {house / teaching:5.2f}x a deal"
+            f"   {per_event:5.2f}x an event   (goal <= {HOUSE_GOAL}x a deal)"
+        )
+
+
 def main() -> None:
+    house_against_teaching()
     for holdings in (2, 4):
         games = deals(DEALS, holdings)
         events = statistics.mean(len(g) for g in games)
