@@ -236,6 +236,9 @@ def test_every_example_in_the_schema_is_an_event_of_the_vocabulary():
         "void",
         "clear",
         "shuffle",
+        "join",
+        "leave",
+        "close",
     }
     posted = document["paths"]["/api/events"]["post"]["requestBody"]["content"]
     examples = [e["value"] for e in posted["application/json"]["examples"].values()]

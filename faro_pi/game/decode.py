@@ -13,6 +13,7 @@ message is the same.
 from __future__ import annotations
 
 import json
+import unicodedata
 from typing import Any
 
 import msgspec
@@ -29,6 +30,7 @@ from faro_pi.game.cards import (
 from faro_pi.game.events import (
     ALARM_KINDS,
     CLEAR,
+    CLOSE,
     LOCK,
     SHUFFLE,
     Alarm,
@@ -37,6 +39,8 @@ from faro_pi.game.events import (
     CardDrawn,
     Clear,
     Event,
+    Join,
+    Leave,
     Remove,
     Session,
     Void,
@@ -44,12 +48,32 @@ from faro_pi.game.events import (
 from faro_pi.game.exc import Refused
 from faro_pi.game.profile import DEFAULT_PROFILE, options_for
 
+MAX_NAME = 24
+"""Code points in a participant's name, so that it fits the OLED and a log line."""
+
 
 def _player(obj: dict, key: str = "player") -> str:
     name = obj.get(key)
     if not isinstance(name, str) or not name.strip():
         raise Refused("player", f"{key!r} must be a participant's name")
-    return name.strip()
+    return normal_name(name)
+
+
+def normal_name(name: str) -> str:
+    """A name as seats compare it: trimmed, then in Unicode's composed form (NFC)."""
+    return unicodedata.normalize("NFC", name.strip())
+
+
+def seat_name(name: object, key: str = "player") -> str:
+    """A name fit to seat: 1 to 24 code points once normalised, and no control characters."""
+    if not isinstance(name, str):
+        raise Refused("name", f"{key!r} must be a participant's name, not {name!r}")
+    name = normal_name(name)
+    if not 1 <= len(name) <= MAX_NAME:
+        raise Refused("name", f"a name has 1 to {MAX_NAME} characters, not {len(name)}")
+    if any(unicodedata.category(c) == "Cc" for c in name):
+        raise Refused("name", f"{name!r}: a name may not hold control characters")
+    return name
 
 
 def _weight(obj: dict) -> int:
@@ -77,16 +101,17 @@ def _session(obj: dict) -> Session:
     seats = obj.get("seats")
     if not isinstance(seats, list) or not all(isinstance(s, str) and s.strip() for s in seats):
         raise Refused("seats", "'seats' must list the participants' names in table order")
+    seats = [seat_name(s, "seats") for s in seats]
     banker = obj.get("banker")
     if banker is not None:
-        banker = _player(obj, "banker")
+        banker = seat_name(banker, "banker")
     profile, options = obj.get("profile"), obj.get("options")
     if profile is None and options is None:
-        return Session(tuple(s.strip() for s in seats), banker)
+        return Session(tuple(seats), banker)
     rules = options_for(DEFAULT_PROFILE if profile is None else profile, options)
     if options is None:
         rules = None  # the profile alone says it all
-    return Session(tuple(s.strip() for s in seats), banker, profile, rules)
+    return Session(tuple(seats), banker, profile, rules)
 
 
 def _card(obj: dict) -> CardDrawn:
@@ -122,6 +147,12 @@ def _bet(obj: dict) -> Bet:
 
 def _remove(obj: dict) -> Remove:
     player = _player(obj)
+    if "call" in obj:
+        if obj["call"] is not True:
+            raise Refused("call", f"'call' must be true, not {obj['call']!r}")
+        if any(key in obj for key in ("rank", "ranks", "high_card")):
+            raise Refused("place", "a take-back of calls names no rank, ranks or high card")
+        return Remove(player, None, _flag(obj, "copper", None), call=True)
     rank, ranks, high_card = _place(obj)
     return Remove(player, rank, _flag(obj, "copper", None), ranks, high_card)
 
@@ -160,6 +191,9 @@ def _alarm(obj: dict) -> Alarm:
 
 _PARSERS = {
     "session": _session,
+    "join": lambda obj: Join(seat_name(obj.get("player"))),
+    "leave": lambda obj: Leave(_player(obj)),
+    "close": lambda obj: CLOSE,
     "card": _card,
     "bet": _bet,
     "remove": _remove,
@@ -222,6 +256,7 @@ class _Remove(_Wire, tag="remove"):
     copper: bool | None = None
     ranks: Any = _UNSET
     high_card: Any = _UNSET
+    call: Any = _UNSET
 
 
 class _Lock(_Wire, tag="lock"):
@@ -258,6 +293,8 @@ class _LongWay(Exception):
 
 
 def _name(name: str) -> str:
+    if not name.isascii():
+        raise _LongWay  # normalising is the long way's
     name = name.strip()
     if not name:
         raise _LongWay
@@ -282,7 +319,7 @@ def _quick_bet(w: _Bet) -> Bet:
     player, rank = w.player, RANK_BY_CODE.get(w.rank)
     if w.ranks is not _UNSET or w.high_card is not _UNSET:
         raise _LongWay
-    if rank is None or not player or player[0].isspace() or player[-1].isspace():
+    if rank is None or not player.isascii() or player != player.strip() or not player:
         return Bet(_name(player), _rank(w.rank), w.weight, w.copper)
     return Bet(player, rank, w.weight, w.copper)
 
@@ -290,11 +327,14 @@ def _quick_bet(w: _Bet) -> Bet:
 def _quick_session(w: _Session) -> Session:
     if w.profile is not _UNSET or w.options is not _UNSET:
         raise _LongWay
+    names = w.seats if w.banker is None else [*w.seats, w.banker]
+    if any(len(s.strip()) > MAX_NAME or not s.isprintable() for s in names):
+        raise _LongWay
     return Session(tuple(_name(s) for s in w.seats), None if w.banker is None else _name(w.banker))
 
 
 def _quick_remove(w: _Remove) -> Remove:
-    if w.ranks is not _UNSET or w.high_card is not _UNSET:
+    if w.ranks is not _UNSET or w.high_card is not _UNSET or w.call is not _UNSET:
         raise _LongWay
     return Remove(_name(w.player), _rank(w.rank), w.copper)
 

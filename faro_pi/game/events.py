@@ -64,7 +64,8 @@ class Bet(msgspec.Struct, frozen=True):
 class Remove(msgspec.Struct, frozen=True):
     """Takes a player's predictions off the layout (one direction if ``copper`` is given).
 
-    Those on ``rank`` alone, on exactly the set ``ranks``, or on the high card.
+    Those on ``rank`` alone, on exactly the set ``ranks``, or on the high card;
+    or, with ``call``, every call the player has made on the last three.
     """
 
     player: str
@@ -72,6 +73,23 @@ class Remove(msgspec.Struct, frozen=True):
     copper: bool | None = None
     ranks: tuple[int, ...] | None = None
     high_card: bool = False
+    call: bool = False
+
+
+class Join(msgspec.Struct, frozen=True):
+    """Seats a participant at the end of the table order, between turns."""
+
+    player: str
+
+
+class Leave(msgspec.Struct, frozen=True):
+    """A player gets up: their predictions and calls are withdrawn; their result stays."""
+
+    player: str
+
+
+class Close(msgspec.Struct, frozen=True):
+    """Ends the session (the night) between packs; what stands on the layout is withdrawn."""
 
 
 class Lock(msgspec.Struct, frozen=True):
@@ -118,11 +136,25 @@ class Clear(msgspec.Struct, frozen=True):
     kind: str | None = None
 
 
-Event = Session | CardDrawn | Bet | Remove | Lock | Call | Shuffle | Void | Alarm | Clear
+Event = (
+    Session
+    | CardDrawn
+    | Bet
+    | Remove
+    | Lock
+    | Call
+    | Shuffle
+    | Void
+    | Alarm
+    | Clear
+    | Join
+    | Leave
+    | Close
+)
 
 ALARM_KINDS = ("refused", "noread", "gap", "lost")
 
-LOCK, SHUFFLE, CLEAR = Lock(), Shuffle(), Clear()
+LOCK, SHUFFLE, CLEAR, CLOSE = Lock(), Shuffle(), Clear(), Close()
 
 
 def _session(e: Session) -> dict[str, Any]:
@@ -142,8 +174,10 @@ def _card(e: CardDrawn) -> dict[str, Any]:
 
 
 def _where(obj: dict[str, Any], e: Bet | Remove) -> dict[str, Any]:
-    """Puts the one place a bet sits: its rank, its ranks, or the high card."""
-    if e.high_card:
+    """Puts the one place a bet sits: its rank, its ranks, or the high card (or the calls)."""
+    if getattr(e, "call", False):
+        obj["call"] = True
+    elif e.high_card:
         obj["high_card"] = True
     elif e.ranks is not None:
         obj["ranks"] = [rank_name(r) for r in e.ranks]
@@ -195,6 +229,9 @@ _TO_JSON = {
     Remove: _remove,
     Call: _call,
     Alarm: _alarm,
+    Join: lambda e: {"type": "join", "player": e.player},
+    Leave: lambda e: {"type": "leave", "player": e.player},
+    Close: lambda e: {"type": "close"},
     Lock: lambda e: {"type": "lock"},
     Shuffle: lambda e: {"type": "shuffle"},
     Void: lambda e: _kind("void", e),

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 from faro_pi.game.decode import decode_event
 from faro_pi.game.exc import Refused
-from faro_pi.game.rules import Table
+from faro_pi.game.rules import Table, leaders
 
 
 @dataclass
@@ -19,11 +19,18 @@ class Replay:
     """(1-based line number, message) of every refused line, ascending."""
 
     def summary(self) -> dict:
+        """Each participant's total over every session (by name), each session, and the rest."""
         table = self.table
+        sessions = table.sessions
+        totals: dict[str, int] = {}
+        for night in sessions:
+            for name, balance in night.items():
+                totals[name] = totals.get(name, 0) + balance
         return {
-            "balances": dict(table.balances),
+            "balances": totals,
+            "sessions": sessions,
             "rejected": [line for line, _ in self.refused],
-            "leaders": table.leaders,
+            "leaders": leaders(totals),
             "pack": table.pack.number,
             "exposed": len(table.pack.exposed),
         }

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from faro_pi.game import seats
 from faro_pi.game.cards import Card, rank_name
 from faro_pi.game.events import (
     Alarm,
@@ -20,7 +21,10 @@ from faro_pi.game.events import (
     Call,
     CardDrawn,
     Clear,
+    Close,
     Event,
+    Join,
+    Leave,
     Lock,
     Remove,
     Session,
@@ -31,7 +35,6 @@ from faro_pi.game.exc import Refused
 from faro_pi.game.felt import is_combination
 from faro_pi.game.pack import (
     FINAL_WINNER,
-    OPEN_AT,
     PACK_SIZE,
     PAIR_SETTLED,
     STAGES,
@@ -41,11 +44,9 @@ from faro_pi.game.pack import (
     entries,
     stage,
 )
-from faro_pi.game.profile import DEFAULT_PROFILE, PROFILES, Options
+from faro_pi.game.profile import Options
 from faro_pi.game.settle import Pair, settle_calls, settle_pair, take_off
-from faro_pi.game.state import TableState
-
-MIN_SEATS, MAX_SEATS = 2, 10
+from faro_pi.game.state import TableState, require_open
 
 
 class Table:
@@ -67,7 +68,10 @@ class Table:
             Lock: self._lock,
             Remove: self._remove,
             Call: self._call,
-            Session: self._session,
+            Session: lambda e: seats.seat(self.state, e),
+            Join: lambda e: seats.join(self.state, e),
+            Leave: lambda e: seats.leave(self.state, e),
+            Close: lambda e: seats.close(self.state, e),
             Shuffle: self._shuffle,
             Void: self._void,
             Alarm: self._alarm,
@@ -121,12 +125,14 @@ class Table:
 
     @property
     def leaders(self) -> list[str]:
-        """The participants with the highest balance, in seat order; ties share."""
-        s = self.state
-        if not s.seats:
-            return []
-        best = max(s.balances.values())
-        return [seat for seat in s.seats if s.balances[seat] == best]
+        """The session's participants with the highest balance, in table order; ties share."""
+        return leaders(self.state.balances)
+
+    @property
+    def sessions(self) -> list[dict[str, int]]:
+        """Each session's results in order, closed ones first, then the open one."""
+        closed = [dict(night) for night in self.state.nights]
+        return [*closed, dict(self.state.balances)] if self.state.seats else closed
 
     @property
     def last_pair(self) -> Pair | None:
@@ -159,26 +165,14 @@ class Table:
         s = self.state
         if not s.seats:
             raise Refused("no-session", "no session: seat the participants first")
-        if player not in s.balances:
+        if player not in s.seats:
             raise Refused("not-seated", f"{player} is not seated at this table")
         if player == s.banker:
             raise Refused("banker", f"{player} is the banker; the banker does not predict")
         self._open()
 
     def _open(self) -> None:
-        """Refuses with the reason when entries are not open now."""
-        s = self.state
-        if OPEN_AT[len(s.pack.exposed)] and not s.locked:
-            return
-        at = stage(len(s.pack.exposed))
-        now = entries(at, s.locked)
-        if at is Stage.FINAL or at is Stage.HOCK:
-            why = "entries are closed for good: the final pair has been dealt"
-        elif now is Entries.LOCKED:
-            why = "entries are locked by the banker until this pair's winner is exposed"
-        else:
-            why = "entries are closed: the loser is out, wait for the winner"
-        raise Refused("entries-closed", why)
+        require_open(self.state)
 
     def _check_weight(self, weight: int) -> None:
         if self.state.options.even_weights:
@@ -225,7 +219,10 @@ class Table:
         def mine(p: Bet) -> bool:
             return p.player == remove.player and remove.copper in (None, p.copper)
 
-        if remove.high_card:
+        if remove.call:
+            gone = [c for c in s.calls if c.player == remove.player]
+            s.calls = [c for c in s.calls if c.player != remove.player]
+        elif remove.high_card:
             gone = [p for p in s.high if mine(p)]
             s.high = [p for p in s.high if not mine(p)]
         elif remove.ranks is not None:
@@ -313,29 +310,6 @@ class Table:
             s.balances[s.banker] -= one.delta
         s.calls = []
 
-    def _session(self, session: Session) -> None:
-        seats = session.seats
-        if self.state.seats:
-            raise Refused("one-session", "a session is already seated at this table")
-        if not MIN_SEATS <= len(seats) <= MAX_SEATS:
-            raise Refused(
-                "seats",
-                f"a session seats {MIN_SEATS} to {MAX_SEATS} participants, not {len(seats)}",
-            )
-        if len(set(seats)) != len(seats):
-            raise Refused("seats", "each participant is seated once: the names must differ")
-        if session.banker is None:
-            raise Refused("banker", "name the banker (one of the seats)")
-        if session.banker not in seats:
-            raise Refused("banker", f"the banker {session.banker} is not one of the seats")
-        self._open()
-        s = self.state
-        s.seats = seats
-        s.banker = session.banker
-        s.balances = dict.fromkeys(seats, 0)
-        s.profile = session.profile or DEFAULT_PROFILE
-        s.options = session.options or PROFILES[s.profile]
-
     def _shuffle(self, _: Shuffle) -> None:
         s = self.state
         if not s.pack.complete:
@@ -406,8 +380,18 @@ def _check_order(call: Call, ranks: list[int]) -> None:
         raise Refused("call-ranks", f"the last three are {names}: a call must order exactly those")
 
 
+def leaders(balances: dict[str, int]) -> list[str]:
+    """The names with the highest balance, in the order given; ties share."""
+    if not balances:
+        return []
+    best = max(balances.values())
+    return [name for name, balance in balances.items() if balance == best]
+
+
 def _nothing(remove: Remove) -> str:
     which = {None: "", True: "coppered ", False: "ordinary "}[remove.copper]
+    if remove.call:
+        return f"{remove.player} has no call to take back"
     if remove.high_card:
         return f"{remove.player} has no {which}bet on the high card"
     if remove.ranks is not None:

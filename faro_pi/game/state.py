@@ -5,7 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field, fields
 
 from faro_pi.game.events import Alarm, Bet, Call
-from faro_pi.game.pack import Pack
+from faro_pi.game.exc import Refused
+from faro_pi.game.pack import OPEN_AT, Entries, Pack, Stage, entries, stage
 from faro_pi.game.profile import DEFAULT_PROFILE, PROFILES, Options
 from faro_pi.game.settle import Pair, Settlement
 
@@ -40,6 +41,8 @@ class TableState:
     profile: str = DEFAULT_PROFILE
     options: Options = PROFILES[DEFAULT_PROFILE]
     """The house rules of the session, from its event."""
+    nights: tuple[tuple[tuple[str, int], ...], ...] = ()
+    """The results of every closed session, in order: (name, balance) in table order."""
 
     def copy(self) -> TableState:
         """A copy that shares nothing mutable with this state."""
@@ -54,3 +57,18 @@ def _copied(value):
     if isinstance(value, dict | set):
         return value.copy()
     return value  # immutable: tuples, strings, numbers, frozen events
+
+
+def require_open(state: TableState) -> None:
+    """Refuses, naming the reason, when entries are not open now."""
+    exposed = len(state.pack.exposed)
+    if OPEN_AT[exposed] and not state.locked:
+        return
+    at = stage(exposed)
+    if at is Stage.FINAL or at is Stage.HOCK:
+        why = "entries are closed for good: the final pair has been dealt"
+    elif entries(at, state.locked) is Entries.LOCKED:
+        why = "entries are locked by the banker until this pair's winner is exposed"
+    else:
+        why = "entries are closed: the loser is out, wait for the winner"
+    raise Refused("entries-closed", why)

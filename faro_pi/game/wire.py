@@ -27,6 +27,9 @@ from faro_pi.game.events import (
     Call,
     CardDrawn,
     Clear,
+    Close,
+    Join,
+    Leave,
     Lock,
     Remove,
     Session,
@@ -34,7 +37,7 @@ from faro_pi.game.events import (
     Void,
 )
 from faro_pi.game.profile import OPTION_KEYS, PROFILES
-from faro_pi.game.rules import MAX_SEATS, MIN_SEATS
+from faro_pi.game.seats import MAX_SEATS, MIN_SEATS
 
 NAME = {"type": "string", "minLength": 1, "description": "a participant's name"}
 RANK = {
@@ -85,6 +88,10 @@ FIELDS: dict[str, dict[str, Any]] = {
         "const": True,
         "description": "The high-card space: the winner outranks the loser (ace low); with the "
         "high_card option.",
+    },
+    "call": {
+        "const": True,
+        "description": "With remove: takes back every call the player has made on the last three.",
     },
     "profile": {"type": "string", "enum": list(PROFILES)},
     "options": {
@@ -168,13 +175,15 @@ WIRE: dict[str, Wire] = {
             "remove",
             Remove,
             "Takes a player's predictions on a rank, on exactly a set of ranks, or on the high "
-            "card off the layout (only one direction if 'copper' is given).",
+            "card off the layout (only one direction if 'copper' is given); with 'call', takes "
+            "back the player's calls while calls are taken.",
             ("player",),
             (
                 {"type": "remove", "player": "Ann", "rank": "9"},
                 {"type": "remove", "player": "Ann", "ranks": ["10", "9"]},
+                {"type": "remove", "player": "Ann", "call": True},
             ),
-            either=("rank", "ranks", "high_card"),
+            either=("rank", "ranks", "high_card", "call"),
         ),
         Wire(
             "call",
@@ -187,6 +196,30 @@ WIRE: dict[str, Wire] = {
                 {"type": "call", "player": "Ann", "colours": ["red", "black", "red"], "weight": 2},
             ),
             either=("order", "colours"),
+        ),
+        Wire(
+            "join",
+            Join,
+            "Seats a participant at the end of the table order while entries are open; one "
+            "who left earlier in the session keeps the result they left with.",
+            ("player",),
+            ({"type": "join", "player": "Dee"},),
+        ),
+        Wire(
+            "leave",
+            Leave,
+            "A player gets up while entries are open: their predictions and calls are "
+            "withdrawn with no money moving, and their result stays in the session's.",
+            ("player",),
+            ({"type": "leave", "player": "Ann"},),
+        ),
+        Wire(
+            "close",
+            Close,
+            "Ends the session (the night) between packs: before the soda or after the hock. "
+            "What stands on the layout is withdrawn; a new session may then be seated.",
+            (),
+            ({"type": "close"},),
         ),
         Wire(
             "lock",

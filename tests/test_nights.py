@@ -1,0 +1,188 @@
+"""A real night: players join and leave between turns, the night closes, calls are taken back."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from faro_pi.exc import Refused
+from faro_pi.game.cards import DECK
+from faro_pi.game.decode import event_from_json
+from faro_pi.game.replay import replay_lines
+from faro_pi.game.rules import Table
+
+PACK = [c.code for c in DECK]
+
+
+def play(t: Table, *objs: dict) -> None:
+    for obj in objs:
+        t.apply(event_from_json(obj))
+
+
+def cards(*codes: str) -> list[dict]:
+    return [{"type": "card", "card": code} for code in codes]
+
+
+def refused(t: Table, obj: dict) -> str:
+    before = (t.seats, dict(t.balances), list(t.predictions), list(t.calls), t.state.nights)
+    with pytest.raises(Refused) as caught:
+        t.apply(event_from_json(obj))
+    assert (t.seats, dict(t.balances), list(t.predictions), list(t.calls), t.state.nights) == (
+        before
+    )
+    return caught.value.rule
+
+
+def seated(*seats: str, banker: str = "Cy") -> Table:
+    t = Table()
+    play(t, {"type": "session", "seats": list(seats), "banker": banker})
+    return t
+
+
+def test_a_player_joins_at_the_end_and_a_rejoining_one_keeps_the_balance():
+    t = seated("Ann", "Bob", "Cy")
+    play(t, {"type": "bet", "player": "Ann", "rank": "5", "weight": 2}, *cards("2C", "3H", "5D"))
+    play(t, {"type": "join", "player": "Dee"})
+    assert t.seats == ("Ann", "Bob", "Cy", "Dee") and t.balances["Dee"] == 0
+    play(t, {"type": "leave", "player": "Ann"})
+    assert t.seats == ("Bob", "Cy", "Dee") and t.balances["Ann"] == 2
+    play(t, {"type": "join", "player": "Ann"})
+    assert t.seats == ("Bob", "Cy", "Dee", "Ann") and t.balances["Ann"] == 2
+
+
+def test_joining_is_refused_when_seated_full_closed_or_without_a_session():
+    assert refused(Table(), {"type": "join", "player": "Dee"}) == "no-session"
+    t = seated("Ann", "Bob", "Cy")
+    assert refused(t, {"type": "join", "player": "Ann"}) == "seats"
+    play(t, *({"type": "join", "player": f"P{i}"} for i in range(7)))
+    assert refused(t, {"type": "join", "player": "Zed"}) == "seats"
+    t = seated("Ann", "Bob", "Cy")
+    play(t, *cards("2C", "3H"))
+    assert refused(t, {"type": "join", "player": "Dee"}) == "entries-closed"
+
+
+def test_leaving_withdraws_predictions_and_calls_with_no_money_moving():
+    t = seated("Ann", "Bob", "Cy")
+    play(
+        t,
+        {"type": "bet", "player": "Ann", "rank": "5", "weight": 2},
+        {"type": "bet", "player": "Bob", "rank": "5", "weight": 2},
+        {"type": "leave", "player": "Ann"},
+    )
+    assert [p.player for p in t.predictions] == ["Bob"]
+    assert t.balances == {"Ann": 0, "Bob": 0, "Cy": 0}
+    assert refused(t, {"type": "leave", "player": "Cy"}) == "banker"
+    assert refused(t, {"type": "leave", "player": "Bob"}) == "seats"  # two must stay
+    assert refused(t, {"type": "leave", "player": "Ann"}) == "not-seated"
+    assert refused(t, {"type": "bet", "player": "Ann", "rank": "5", "weight": 2}) == "not-seated"
+
+
+def test_a_night_closes_only_between_packs_and_the_next_is_seated_after_the_shuffle():
+    t = seated("Ann", "Bob", "Cy")
+    play(t, {"type": "lock"}, {"type": "close"})  # before the soda, even while locked
+    assert t.seats == () and t.sessions == [{"Ann": 0, "Bob": 0, "Cy": 0}]
+    assert refused(t, {"type": "close"}) == "no-session"
+    t = seated("Ann", "Bob", "Cy")
+    play(t, {"type": "bet", "player": "Ann", "rank": "5", "weight": 2}, *cards("2C"))
+    assert refused(t, {"type": "close"}) == "mid-pack"
+    play(t, *cards(*[c for c in PACK if c != "2C"]))
+    play(t, {"type": "close"})
+    again = {"type": "session", "seats": ["Dee", "Eve"], "banker": "Eve"}
+    assert refused(t, again) == "entries-closed"  # a complete pack waits for the shuffle
+    play(t, {"type": "shuffle"}, again)
+    assert t.seats == ("Dee", "Eve") and len(t.sessions) == 2
+    assert refused(t, {**again, "seats": ["X", "Y"], "banker": "X"}) == "one-session"
+
+
+def test_closing_before_the_soda_withdraws_what_stands():
+    t = seated("Ann", "Bob", "Cy")
+    play(t, {"type": "bet", "player": "Ann", "rank": "5", "weight": 2}, {"type": "close"})
+    assert t.predictions == [] and t.sessions == [{"Ann": 0, "Bob": 0, "Cy": 0}]
+
+
+def last_three_table() -> Table:
+    t = seated("Ann", "Bob", "Cy")
+    play(t, *cards(*PACK[:49]))
+    return t
+
+
+def test_calls_can_be_taken_back_while_calls_are_taken():
+    t = last_three_table()
+    ranks = sorted({c[:-1] for c in PACK[49:]})
+    order = [PACK[49][:-1], PACK[50][:-1], PACK[51][:-1]]
+    play(t, {"type": "call", "player": "Ann", "order": order, "weight": 2})
+    play(t, {"type": "call", "player": "Ann", "order": order[::-1], "weight": 2})
+    play(t, {"type": "remove", "player": "Ann", "call": True})
+    assert t.calls == [] and ranks
+    assert refused(t, {"type": "remove", "player": "Ann", "call": True}) == "nothing-to-remove"
+    play(t, {"type": "call", "player": "Bob", "order": order, "weight": 2}, {"type": "lock"})
+    assert refused(t, {"type": "remove", "player": "Bob", "call": True}) == "entries-closed"
+
+
+@pytest.mark.parametrize(
+    "obj",
+    [
+        {"type": "remove", "player": "Ann", "call": 1},
+        {"type": "remove", "player": "Ann", "call": True, "rank": "5"},
+        {"type": "remove", "player": "Ann", "call": True, "ranks": ["9", "10"]},
+        {"type": "remove", "player": "Ann", "call": True, "high_card": True},
+    ],
+)
+def test_a_take_back_of_calls_is_only_that(obj):
+    with pytest.raises(Refused):
+        event_from_json(obj)
+
+
+@pytest.mark.parametrize("name", ["", "   ", "a" * 25, "Ann\nBob", "Ann\x1b[31m", "N\x00"])
+def test_names_that_cannot_be_seated_are_refused(name):
+    with pytest.raises(Refused):
+        event_from_json({"type": "session", "seats": [name, "Bob"], "banker": "Bob"})
+    with pytest.raises(Refused):
+        event_from_json({"type": "join", "player": name})
+
+
+def test_names_are_trimmed_and_composed_so_one_name_is_one_seat():
+    composed, decomposed = "Ren\u00e9", "Rene\u0301"
+    banker = event_from_json({"type": "session", "seats": [composed, "Bob"], "banker": decomposed})
+    assert banker.banker == composed
+    session = event_from_json(
+        {"type": "session", "seats": [f"  {composed} ", "Bob"], "banker": "Bob"}
+    )
+    assert session.seats == (composed, "Bob")
+    t = Table()
+    with pytest.raises(Refused) as caught:
+        t.apply(
+            event_from_json({"type": "session", "seats": [composed, decomposed], "banker": "x"})
+        )
+    assert caught.value.rule == "seats"
+    t.apply(session)
+    t.apply(event_from_json({"type": "bet", "player": decomposed, "rank": "5", "weight": 2}))
+    assert [p.player for p in t.predictions] == [composed]
+    assert event_from_json({"type": "join", "player": "a" * 24}).player == "a" * 24
+
+
+def test_replay_sums_every_session_by_name_and_lists_each():
+    lines = [
+        {"type": "session", "seats": ["Ann", "Bob", "Cy"], "banker": "Cy"},
+        {"type": "bet", "player": "Ann", "rank": "5", "weight": 2},
+        *cards("2C", "3H", "5D"),
+        {"type": "remove", "player": "Ann", "rank": "5"},
+        *cards(*[c for c in PACK if c not in ("2C", "3H", "5D")]),
+        {"type": "close"},
+        {"type": "shuffle"},
+        {"type": "session", "seats": ["Ann", "Dee"], "banker": "Dee"},
+        {"type": "bet", "player": "Ann", "rank": "9", "weight": 4},
+        *cards("2C", "9H", "3D"),
+    ]
+    summary = replay_lines([json.dumps(obj) for obj in lines]).summary()
+    assert summary["sessions"] == [{"Ann": 2, "Bob": 0, "Cy": -2}, {"Ann": -4, "Dee": 4}]
+    assert summary["balances"] == {"Ann": -2, "Bob": 0, "Cy": -2, "Dee": 4}
+    assert summary["leaders"] == ["Dee"]
+
+
+def test_a_void_after_a_close_puts_the_night_back():
+    t = seated("Ann", "Bob", "Cy")
+    play(t, *cards(*PACK), {"type": "close"}, {"type": "void", "card": PACK[-1]})
+    assert t.seats == ("Ann", "Bob", "Cy") and t.state.nights == ()
+    assert [type(e).__name__ for e in t.dropped] == ["Close"]
