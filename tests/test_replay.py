@@ -152,15 +152,17 @@ _VALUES = st.sampled_from(
     [None, True, False, 0, 2, 3, -2, 2.0, "", " ", "Ann", " Ann ", "9", "t", "10", "Z",
      "KD", "kd", " 10H", "XX", "red", "RED", "black", "lost", "gap", "nope",
      ["Ann", "Bob"], ["Ann", ""], ["7", "J", "3"], ["7", "J"], ["red", "black", "red"],
-     ["red", "black", "blue"], {}, [1, 2, 3]]
+     ["red", "black", "blue"], {}, [1, 2, 3], ["9", "10"], ["9", "9"], ["A", "2", "K", "Q"],
+     ["9", "t"], "house", "teaching", "casino", {"cat_hop_pays": 1}, {"nope": True},
+     "René", "Rene\u0301", "a" * 24, "a" * 25, "Ann\n", "\x1b"]
 )  # fmt: skip
 _KEYS = st.sampled_from(
     ["seats", "banker", "card", "source", "player", "rank", "weight", "copper", "order",
-     "colours", "kind", "text", "extra"]
+     "colours", "kind", "text", "extra", "ranks", "high_card", "call", "profile", "options"]
 )  # fmt: skip
 _TYPES = st.sampled_from(
     ["session", "card", "bet", "remove", "lock", "call", "shuffle", "void", "alarm", "clear",
-     "nope", 3, None]
+     "join", "leave", "close", "nope", 3, None]
 )  # fmt: skip
 
 

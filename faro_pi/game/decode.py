@@ -46,7 +46,7 @@ from faro_pi.game.events import (
     Void,
 )
 from faro_pi.game.exc import Refused
-from faro_pi.game.profile import DEFAULT_PROFILE, options_for
+from faro_pi.game.profile import DEFAULT_PROFILE, PROFILES, options_for
 
 MAX_NAME = 24
 """Code points in a participant's name, so that it fits the OLED and a log line."""
@@ -232,7 +232,7 @@ class _Wire(msgspec.Struct, frozen=True, tag_field="type"):
 class _Session(_Wire, tag="session"):
     seats: list[str]
     banker: str | None = None
-    profile: Any = _UNSET
+    profile: str | msgspec.UnsetType = _UNSET
     options: Any = _UNSET
 
 
@@ -243,20 +243,32 @@ class _Card(_Wire, tag="card"):
 
 class _Bet(_Wire, tag="bet"):
     player: str
-    rank: str
     weight: int
     copper: bool = False
-    ranks: Any = _UNSET
+    rank: str | msgspec.UnsetType = _UNSET
+    ranks: list[str] | msgspec.UnsetType = _UNSET
     high_card: Any = _UNSET
 
 
 class _Remove(_Wire, tag="remove"):
     player: str
-    rank: str
     copper: bool | None = None
-    ranks: Any = _UNSET
+    rank: str | msgspec.UnsetType = _UNSET
+    ranks: list[str] | msgspec.UnsetType = _UNSET
     high_card: Any = _UNSET
     call: Any = _UNSET
+
+
+class _Join(_Wire, tag="join"):
+    player: str
+
+
+class _Leave(_Wire, tag="leave"):
+    player: str
+
+
+class _Close(_Wire, tag="close"):
+    pass
 
 
 class _Lock(_Wire, tag="lock"):
@@ -315,28 +327,59 @@ def _drawn(code: str) -> Card:
     return card
 
 
-def _quick_bet(w: _Bet) -> Bet:
-    player, rank = w.player, RANK_BY_CODE.get(w.rank)
-    if w.ranks is not _UNSET or w.high_card is not _UNSET:
+def _quick_place(w: _Bet | _Remove) -> tuple[int | None, tuple[int, ...] | None, bool]:
+    """Where the bet sits, when the line gives exactly one place in its plain form."""
+    if w.high_card is not _UNSET:
+        if w.high_card is not True or w.rank is not _UNSET or w.ranks is not _UNSET:
+            raise _LongWay
+        return None, None, True
+    if w.ranks is not _UNSET:
+        if w.rank is not _UNSET or len(w.ranks) not in (2, 4):
+            raise _LongWay
+        ranks = tuple(_rank(r) for r in w.ranks)
+        if len(set(ranks)) != len(ranks):
+            raise _LongWay
+        return None, ranks, False
+    if w.rank is _UNSET:
         raise _LongWay
-    if rank is None or not player.isascii() or player != player.strip() or not player:
-        return Bet(_name(player), _rank(w.rank), w.weight, w.copper)
-    return Bet(player, rank, w.weight, w.copper)
+    return _rank(w.rank), None, False
+
+
+def _quick_bet(w: _Bet) -> Bet:
+    player = w.player
+    if w.rank is not _UNSET and w.ranks is _UNSET and w.high_card is _UNSET:
+        rank = RANK_BY_CODE.get(w.rank)
+        if rank is not None and player.isascii() and player == player.strip() and player:
+            return Bet(player, rank, w.weight, w.copper)  # the common bet, the quickest way
+    rank, ranks, high_card = _quick_place(w)
+    return Bet(_name(player), rank, w.weight, w.copper, ranks, high_card)
 
 
 def _quick_session(w: _Session) -> Session:
-    if w.profile is not _UNSET or w.options is not _UNSET:
+    if w.options is not _UNSET:
+        raise _LongWay
+    profile = None if w.profile is _UNSET else w.profile
+    if profile is not None and profile not in PROFILES:
         raise _LongWay
     names = w.seats if w.banker is None else [*w.seats, w.banker]
     if any(len(s.strip()) > MAX_NAME or not s.isprintable() for s in names):
         raise _LongWay
-    return Session(tuple(_name(s) for s in w.seats), None if w.banker is None else _name(w.banker))
+    banker = None if w.banker is None else _name(w.banker)
+    return Session(tuple(_name(s) for s in w.seats), banker, profile)
 
 
 def _quick_remove(w: _Remove) -> Remove:
-    if w.ranks is not _UNSET or w.high_card is not _UNSET or w.call is not _UNSET:
+    if w.call is not _UNSET:
         raise _LongWay
-    return Remove(_name(w.player), _rank(w.rank), w.copper)
+    rank, ranks, high_card = _quick_place(w)
+    return Remove(_name(w.player), rank, w.copper, ranks, high_card)
+
+
+def _quick_join(w: _Join) -> Join:
+    name = w.player.strip()
+    if not name.isascii() or not name.isprintable() or not 1 <= len(name) <= MAX_NAME:
+        raise _LongWay
+    return Join(name)
 
 
 def _quick_call(w: _Call) -> Call:
@@ -372,6 +415,9 @@ _QUICK = {
     _Bet: _quick_bet,
     _Remove: _quick_remove,
     _Lock: lambda w: LOCK,
+    _Join: _quick_join,
+    _Leave: lambda w: Leave(_name(w.player)),
+    _Close: lambda w: CLOSE,
     _Call: _quick_call,
     _Shuffle: lambda w: SHUFFLE,
     _Void: lambda w: Void(None if w.card is None else _drawn(w.card)),
@@ -380,7 +426,19 @@ _QUICK = {
 }
 
 _decode = msgspec.json.Decoder(
-    _Session | _Card | _Bet | _Remove | _Lock | _Call | _Shuffle | _Void | _Alarm | _Clear
+    _Session
+    | _Card
+    | _Bet
+    | _Remove
+    | _Lock
+    | _Call
+    | _Shuffle
+    | _Void
+    | _Alarm
+    | _Clear
+    | _Join
+    | _Leave
+    | _Close
 ).decode
 
 

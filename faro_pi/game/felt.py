@@ -34,6 +34,5 @@ SQUARES: frozenset[frozenset[int]] = frozenset(
 """The 5 squares of four cards (A-2-K-Q ... 5-6-9-8) a corner bet may sit at."""
 
 
-def is_combination(ranks: frozenset[int]) -> bool:
-    """Whether a bet may cover exactly these ranks: two neighbours or a corner of four."""
-    return ranks in ADJACENT or ranks in SQUARES
+COMBINATIONS: frozenset[frozenset[int]] = ADJACENT | SQUARES
+"""Every set of ranks a bet may cover besides one rank: two neighbours or a corner of four."""

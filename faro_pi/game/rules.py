@@ -32,7 +32,7 @@ from faro_pi.game.events import (
     Void,
 )
 from faro_pi.game.exc import Refused
-from faro_pi.game.felt import is_combination
+from faro_pi.game.felt import COMBINATIONS
 from faro_pi.game.pack import (
     FINAL_WINNER,
     PACK_SIZE,
@@ -200,15 +200,16 @@ class Table:
                 )
             s.layout[bet.rank].append(bet)
             return
-        names = "-".join(rank_name(r) for r in bet.ranks)
         if not s.options.combinations:
-            raise Refused("combinations", f"{names}: this table takes bets on one rank only")
-        if not is_combination(frozenset(bet.ranks)):
+            raise Refused("combinations", f"{_names(bet)}: this table takes bets on one rank only")
+        if frozenset(bet.ranks) not in COMBINATIONS:
             raise Refused(
-                "layout", f"{names}: not two neighbouring cards nor a corner of four on the layout"
+                "layout",
+                f"{_names(bet)}: not two neighbouring cards nor a corner of four on the layout",
             )
-        if not any(counts[r] for r in bet.ranks):
-            raise Refused("exhausted", f"{names}: every card of those ranks is out")
+        ranks = bet.ranks
+        if not (counts[ranks[0]] or counts[ranks[1]] or any(counts[r] for r in ranks[2:])):
+            raise Refused("exhausted", f"{_names(bet)}: every card of those ranks is out")
         for rank in bet.ranks:
             s.layout[rank].append(bet)
 
@@ -380,6 +381,10 @@ def _check_order(call: Call, ranks: list[int]) -> None:
         raise Refused("call-ranks", f"the last three are {names}: a call must order exactly those")
 
 
+def _names(bet: Bet | Remove) -> str:
+    return "-".join(rank_name(r) for r in bet.ranks)
+
+
 def leaders(balances: dict[str, int]) -> list[str]:
     """The names with the highest balance, in the order given; ties share."""
     if not balances:
@@ -395,6 +400,5 @@ def _nothing(remove: Remove) -> str:
     if remove.high_card:
         return f"{remove.player} has no {which}bet on the high card"
     if remove.ranks is not None:
-        names = "-".join(rank_name(r) for r in remove.ranks)
-        return f"{remove.player} has no {which}bet on {names}"
+        return f"{remove.player} has no {which}bet on {_names(remove)}"
     return f"{remove.player} has no {which}prediction on {rank_name(remove.rank)}"

@@ -107,16 +107,22 @@ def _settle_rank(state: TableState, rank: int, other: int, lose_unless_copper: b
         return []
     settled, standing = [], []
     for p in stack:
-        if p.ranks is not None and other in p.ranks:  # both cards covered: a split
-            settled.append(_result(p, -half(p.weight), "split"))
+        ranks, weight = p.ranks, p.weight
+        if ranks is None:
+            if p.copper is lose_unless_copper:
+                settled.append(Settlement(p.player, weight, "won", rank, p.copper, weight))
+                standing.append(p)
+            else:
+                settled.append(Settlement(p.player, -weight, "lost", rank, p.copper, weight))
+        elif other in ranks:  # both cards covered: a split
+            settled.append(_result(p, -half(weight), "split"))
             take_off(state, p, but=rank)
         elif p.copper is lose_unless_copper:
-            settled.append(_result(p, p.weight, "won", rank))
+            settled.append(Settlement(p.player, weight, "won", None, p.copper, weight, ranks))
             standing.append(p)
         else:
-            settled.append(_result(p, -p.weight, "lost", rank))
-            if p.ranks is not None:
-                take_off(state, p, but=rank)
+            settled.append(Settlement(p.player, -weight, "lost", None, p.copper, weight, ranks))
+            take_off(state, p, but=rank)
     state.layout[rank] = standing
     return settled
 
@@ -127,11 +133,12 @@ def _settle_high(state: TableState, lo: int, wi: int) -> list[Settlement]:
     higher = wi > lo
     settled, standing = [], []
     for p in state.high:
-        if p.copper is not higher:
-            settled.append(_result(p, p.weight, "won"))
+        weight, copper = p.weight, p.copper
+        if copper is not higher:
+            settled.append(Settlement(p.player, weight, "won", None, copper, weight, None, True))
             standing.append(p)
         else:
-            settled.append(_result(p, -p.weight, "lost"))
+            settled.append(Settlement(p.player, -weight, "lost", None, copper, weight, None, True))
     state.high = standing
     return settled
 
