@@ -10,7 +10,8 @@ from hypothesis import strategies as st
 
 from faro_pi.cli import main
 from faro_pi.exc import Refused
-from faro_pi.game.decode import decode_event, event_from_json
+from faro_pi.game.decode import event_from_json
+from faro_pi.game.quick import decode_event
 
 WORKED_EXAMPLE = """\
 {"type":"session","seats":["Ann","Bob","Cy"],"banker":"Cy"}
