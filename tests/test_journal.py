@@ -423,3 +423,26 @@ def test_a_second_writer_is_refused_while_readers_are_welcome(tmp_path):
         journal.append({"type": "card", "card": "KD"})
     with Journal.open(path) as again:  # the lock went with the first writer
         assert again.count() == 2
+
+
+def test_a_restart_resumes_from_the_latest_resume_point_and_equals_a_whole_replay(tmp_path):
+    from faro_pi.game.demo import play
+    from faro_pi.game.rules import Table
+    from faro_pi.service.daemon import REPLAY_BEFORE_RESUME, restore
+
+    events = list(play(random.Random(8), ("Ann", "Bob", "Cy"), packs=20))
+    whole = Table()
+    whole.replay(events)
+    path = tmp_path / "journal.sqlite3"
+    with Journal.open(path) as journal:
+        for event in events:
+            journal.append(event)
+        assert list(journal.resume_points()) == []
+        first = restore(journal)  # replays everything, and keeps a point after the last row
+        points = list(journal.resume_points())
+        assert len(events) > REPLAY_BEFORE_RESUME and [row for row, _ in points] == [len(events)]
+        assert first.state == whole.state
+        journal._db.execute("UPDATE resume SET state = x'00'")  # a damaged point is passed over
+        assert restore(journal).state == whole.state
+    with Journal.open(path, readonly=True) as journal:
+        assert restore(journal).state == whole.state and restore(journal).pairs == whole.pairs

@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import json
+import random
 
 import pytest
 
 from faro_pi.exc import Refused
+from faro_pi.game import resume
 from faro_pi.game.cards import DECK
 from faro_pi.game.decode import event_from_json
+from faro_pi.game.demo import play as demo
+from faro_pi.game.events import CLOSE, SHUFFLE
 from faro_pi.game.replay import replay_lines
 from faro_pi.game.rules import Table
 
@@ -186,3 +190,20 @@ def test_a_void_after_a_close_puts_the_night_back():
     play(t, *cards(*PACK), {"type": "close"}, {"type": "void", "card": PACK[-1]})
     assert t.seats == ("Ann", "Bob", "Cy") and t.state.nights == ()
     assert [type(e).__name__ for e in t.dropped] == ["Close"]
+
+
+def test_a_resume_point_anywhere_then_the_rest_equals_replaying_everything():
+    rng = random.Random(5)
+    events = []
+    for _ in range(3):
+        events += [*demo(rng, ("Ann", "Bob", "Cy"), packs=2, profile="house"), CLOSE, SHUFFLE]
+    whole = Table()
+    whole.replay(events)
+    for cut in rng.sample(range(len(events)), 25):
+        first = Table()
+        first.replay(events[:cut])
+        again = resume.load(resume.save(first))
+        again.replay(events[cut:])
+        assert again.state == whole.state and again.pairs == whole.pairs
+        assert again.pack_records == whole.pack_records
+    assert resume.load(b"not a resume point") is None

@@ -232,11 +232,7 @@ class Console:
         return _json(200, snapshot.state(self.daemon.table, self.version))
 
     async def _history(self, request):
-        try:
-            body = await asyncio.to_thread(_history, self.daemon.journal.path)
-        except JournalError as exc:
-            return _json(503, {"error": str(exc)})
-        return _json(200, body)
+        return _json(200, snapshot.history(self.daemon.table))
 
     async def _export(self, request):
         from starlette.responses import Response
@@ -376,15 +372,6 @@ async def _body(request) -> bytes:
             raise _TooLarge
         chunks.append(chunk)
     return b"".join(chunks)
-
-
-def _history(path: Path) -> dict:
-    """The session's history from the committed journal (a reader of its own, in a thread)."""
-    from faro_pi.service.journal import Journal
-
-    with Journal.open(path, readonly=True) as journal:
-        events = [event_from_json(e.event) for e in journal.rows() if e.refused is None]
-    return snapshot.history(events)
 
 
 def _export(path: Path) -> str:

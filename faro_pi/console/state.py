@@ -9,13 +9,11 @@ an object that look like numbers.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from fractions import Fraction
 from typing import Any
 
-from faro_pi.exc import Refused
 from faro_pi.game.cards import RANKS, rank_name
-from faro_pi.game.events import Bet, Event
+from faro_pi.game.events import Bet
 from faro_pi.game.felt import LOWER, SEVEN, UPPER
 from faro_pi.game.odds import last_three, next_pair
 from faro_pi.game.pack import Stage
@@ -122,25 +120,13 @@ def _call(player: str, weight: int, order, colours) -> dict[str, Any]:
     return call
 
 
-def history(events: Iterable[Event]) -> dict[str, Any]:
-    """Every pair of the session and each pack's banker and calls, from the events that made them.
-
-    The table keeps every pair but only the last hock's calls, so the calls
-    are gathered by playing the events again (as a restart does).
-    """
-    table = Table()
-    packs: dict[int, tuple[str | None, tuple[Settlement, ...]]] = {}
-    for event in events:
-        try:
-            table.apply(event)
-        except Refused:
-            continue
-        packs[table.pack.number] = (table.banker, table.call_results)
+def history(table: Table) -> dict[str, Any]:
+    """Every pair of the session and each of its packs' banker and calls, from the table."""
     return {
         "pairs": [pair(p) for p in table.pairs],
         "packs": [
-            {"number": number, "banker": banker, "calls": [settlement(s) for s in results]}
-            for number, (banker, results) in sorted(packs.items())
+            {"number": r.number, "banker": r.banker, "calls": [settlement(s) for s in r.calls]}
+            for r in table.pack_records
         ],
         "balances": dict(table.balances),
     }

@@ -45,7 +45,7 @@ from faro_pi.game.pack import (
     stage,
 )
 from faro_pi.game.profile import Options
-from faro_pi.game.settle import Pair, settle_calls, settle_pair, take_off
+from faro_pi.game.settle import PackRecord, Pair, settle_calls, settle_pair, take_off
 from faro_pi.game.state import TableState, require_open
 
 
@@ -55,12 +55,14 @@ class Table:
     def __init__(self, state: TableState | None = None) -> None:
         self.state = state if state is not None else TableState()
         self.history: list[Pair] = []
-        """The pairs of the packs before this one."""
+        """The pairs of the session's packs before this one."""
+        self.packs: list[PackRecord] = []
+        """The session's packs before this one: each one's banker and what its calls did."""
         self.dropped: list[Event] = []
         """Events that the last void made inapplicable and took back."""
-        self._log: list[Event] = []
+        self.pack_log: list[Event] = []
         """The effective events since the pack began, for taking back its last card."""
-        self._start = self.state.copy()
+        self.pack_start = self.state.copy()
         """What a void starts again from: the state as the current pack began."""
         self._handlers = {
             CardDrawn: self._card,
@@ -68,7 +70,7 @@ class Table:
             Lock: self._lock,
             Remove: self._remove,
             Call: self._call,
-            Session: lambda e: seats.seat(self.state, e),
+            Session: self._seat,
             Join: lambda e: seats.join(self.state, e),
             Leave: lambda e: seats.leave(self.state, e),
             Close: lambda e: seats.close(self.state, e),
@@ -135,6 +137,12 @@ class Table:
         return [*closed, dict(self.state.balances)] if self.state.seats else closed
 
     @property
+    def pack_records(self) -> list[PackRecord]:
+        """The session's packs, this one last, each with its banker and its calls' results."""
+        s = self.state
+        return [*self.packs, PackRecord(s.pack.number, s.banker, s.call_results)]
+
+    @property
     def last_pair(self) -> Pair | None:
         pairs = self.state.pairs or self.history
         return pairs[-1] if pairs else None
@@ -147,7 +155,7 @@ class Table:
         if handler is None:
             raise Refused("event", f"not a table event: {event!r}")
         handler(event)
-        self._log.append(event)
+        self.pack_log.append(event)
 
     def replay(self, events: Iterable[Event]) -> list[tuple[int, Refused]]:
         """Apply events in order; the refused ones are returned with their 0-based index."""
@@ -311,6 +319,10 @@ class Table:
             s.balances[s.banker] -= one.delta
         s.calls = []
 
+    def _seat(self, session: Session) -> None:
+        seats.seat(self.state, session)
+        self.history, self.packs = [], []  # what came before belongs to another night
+
     def _shuffle(self, _: Shuffle) -> None:
         s = self.state
         if not s.pack.complete:
@@ -319,31 +331,32 @@ class Table:
                 f"a new pack starts only after the hock: {s.pack.left} cards left in the shoe",
             )
         self.history += s.pairs
+        self.packs.append(PackRecord(s.pack.number, s.banker, s.call_results))
         s.pairs = []
         s.pack = Pack(number=s.pack.number + 1)
         s.locked = False
         s.call_results = ()
         if s.seats and s.options.rotate_bank:
             s.banker = s.seats[(s.seats.index(s.banker) + 1) % len(s.seats)]
-        self._log = []
-        self._start = s.copy()
+        self.pack_log = []
+        self.pack_start = s.copy()
 
     def _void(self, void: Void) -> None:
         exposed = self.state.pack.exposed
         if not exposed:
             raise Refused("nothing-to-void", "no card of this pack has been exposed")
-        if void.card is not None and void.card is not exposed[-1]:
+        if void.card is not None and void.card != exposed[-1]:
             raise Refused("void-card", f"the last card is {exposed[-1].code}, not {void.card.code}")
         # The log holds this pack's effective events (a bare Void marks each
         # rebuild); replaying them from the pack's start is the table without
         # the card. Later entries that no longer fit are dropped, and reported.
-        history = [e for e in self._log if type(e) is not Void and type(e) is not Shuffle]
+        history = [e for e in self.pack_log if type(e) is not Void and type(e) is not Shuffle]
         at = max(i for i, e in enumerate(history) if type(e) is CardDrawn)
-        rebuilt = Table(self._start.copy())
-        rebuilt._start = self._start
+        rebuilt = Table(self.pack_start.copy())
+        rebuilt.pack_start = self.pack_start
         rebuilt.replay(history[:at])
         dropped = [history[at + 1 + i] for i, _ in rebuilt.replay(history[at + 1 :])]
-        self.state, self._log, self.dropped = rebuilt.state, rebuilt._log, dropped
+        self.state, self.pack_log, self.dropped = rebuilt.state, rebuilt.pack_log, dropped
 
     def _alarm(self, alarm: Alarm) -> None:
         self.state.alarms.append(alarm)

@@ -58,6 +58,14 @@ class Pair(msgspec.Struct, frozen=True):
         return -sum(s.delta for s in self.settlements)
 
 
+class PackRecord(msgspec.Struct, frozen=True):
+    """One pack of the session: its number, who banked it, and what its calls did."""
+
+    number: int
+    banker: str | None
+    calls: tuple[Settlement, ...]
+
+
 def half(weight: int) -> int:
     """What a split costs: half the weight, and the odd unit, if any, to the bank."""
     return (weight + 1) // 2

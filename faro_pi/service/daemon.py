@@ -19,6 +19,7 @@ from collections.abc import Callable, Mapping
 
 from faro_pi.devices import Output
 from faro_pi.exc import FaroError, JournalError, Refused
+from faro_pi.game import resume
 from faro_pi.game.cards import SUIT_SYMBOLS, rank_name
 from faro_pi.game.decode import event_from_json
 from faro_pi.game.events import (
@@ -27,8 +28,10 @@ from faro_pi.game.events import (
     Alarm,
     CardDrawn,
     Clear,
+    Close,
     Event,
     Session,
+    Shuffle,
     Void,
     event_to_json,
 )
@@ -41,6 +44,9 @@ from faro_pi.service.systemd import Notifier
 
 log = logging.getLogger("faro_pi")
 
+RESUME_AFTER = (Shuffle, Close)
+"""After these a restart is kept a resume point: a new pack, a night closed."""
+
 QUIET = 1.0
 """Seconds without an event before the journal's log is folded back (off the card's path)."""
 
@@ -48,10 +54,24 @@ Watcher = Callable[[Table, Event], None]
 """Told of every applied event, on the loop, after it is journaled; must return quickly."""
 
 
+REPLAY_BEFORE_RESUME = 2000
+"""Rows a start may replay before it keeps a resume point of its own."""
+
+
 def restore(journal: Journal) -> Table:
-    """The table the journal leads to: its applied events replayed in order."""
-    table = Table()
-    for entry in journal.rows():
+    """The table the journal leads to: the latest resume point, then the rows after it."""
+    table, after = Table(), 0
+    for row, data in journal.resume_points():
+        kept = resume.load(data)
+        if kept is not None:
+            table, after = kept, row
+            break
+        log.warning(
+            "%s: the resume point after row %d is unreadable; an older one", journal.path, row
+        )
+    last = after
+    for entry in journal.rows(after=after):
+        last = entry.id
         if entry.refused is not None:
             continue  # a reading the rules refused, kept for the record only
         try:
@@ -59,9 +79,20 @@ def restore(journal: Journal) -> Table:
         except Refused as exc:
             raise JournalError(
                 f"{journal.path}: event {entry.id} no longer applies ({exc}); "
-                "the journal was changed outside faro-pi"
+                "the journal was changed outside faro-pi",
+                "diverged",
             ) from exc
+    if last - after > REPLAY_BEFORE_RESUME and not journal.readonly:
+        _keep_resume_point(journal, table, last)
     return table
+
+
+def _keep_resume_point(journal: Journal, table: Table, after: int) -> None:
+    """Keeps the table's state after row ``after``; failing that, a restart just replays more."""
+    try:
+        journal.keep_resume_point(after, resume.save(table))
+    except JournalError as exc:
+        log.warning("%s", exc)
 
 
 def describe_card(table: Table) -> str:
@@ -159,12 +190,14 @@ class Daemon:
 
     def _journal(self, event: Event, refused: str | None = None, link_seq=None) -> None:
         try:
-            self.journal.append(event_to_json(event), refused=refused, link_seq=link_seq)
+            row = self.journal.append(event_to_json(event), refused=refused, link_seq=link_seq)
         except JournalError as exc:
             # The table in memory is now ahead of the disk: stop, and let the
             # restart rebuild it from what was really committed.
             self.fail(exc)
             raise
+        if refused is None and type(event) in RESUME_AFTER:
+            _keep_resume_point(self.journal, self.table, row)
         self._when_quiet()
 
     def _when_quiet(self) -> None:

@@ -159,6 +159,35 @@ class Journal:
             return seq
         return frame[1]
 
+    def keep_resume_point(self, after: int, state: bytes, keep: int = 3) -> None:
+        """Keeps the table's ``state`` as it stands after row ``after``, and the last few before."""
+        try:
+            with self._db:
+                self._db.execute("BEGIN")
+                self._db.execute("INSERT OR REPLACE INTO resume VALUES (?, ?)", (after, state))
+                self._db.execute(
+                    "DELETE FROM resume WHERE after NOT IN "
+                    "(SELECT after FROM resume ORDER BY after DESC LIMIT ?)",
+                    (keep,),
+                )
+        except sqlite3.Error as exc:
+            raise JournalError(
+                f"{self.path}: cannot keep a resume point: {exc}", "cannot-write"
+            ) from exc
+
+    def resume_points(self) -> Iterator[tuple[int, bytes]]:
+        """The kept states, newest first, as (row they follow, bytes); none in an older journal."""
+        try:
+            cursor = self._db.execute(
+                "SELECT after, state FROM resume WHERE after <= "
+                "(SELECT coalesce(max(id), 0) FROM events) ORDER BY after DESC"
+            )
+        except sqlite3.OperationalError:
+            return  # a journal no writer of this faro-pi has opened yet
+        except DAMAGE as exc:
+            raise unreadable(self.path, exc) from exc
+        yield from cursor
+
     def count(self) -> int:
         return self._read("SELECT count(*) FROM events").fetchone()[0]
 

@@ -47,6 +47,10 @@ PRAGMA user_version = {SCHEMA_VERSION};
 COMMIT;
 """
 
+RESUME_POINTS = "CREATE TABLE IF NOT EXISTS resume (after INTEGER PRIMARY KEY, state BLOB)"
+"""The table's state kept after a row, so a restart replays only what follows (derived data:
+every one of them can be dropped, and the events alone say the same, only slower)."""
+
 LOG_ROOM = 1 << 20
 """Bytes of write-ahead log made ready at each writer's open (see :func:`_make_room`)."""
 
@@ -225,6 +229,7 @@ def _prepare(db: sqlite3.Connection, path: Path, fresh: bool) -> None:
         if fresh:
             db.executescript(_SCHEMA)
             _sync_folder(path.parent)
+        db.execute(RESUME_POINTS)
         _make_room(db)
     except (sqlite3.Error, OSError) as exc:
         raise JournalError(

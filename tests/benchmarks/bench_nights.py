@@ -1,0 +1,120 @@
+"""A journal of a year of nights: 300 sessions of about 3,000 events each.
+
+Builds such a journal as the daemon leaves it (a resume point after each new
+pack), then prints the daemon's start-up to READY=1 and ``GET /api/history``
+against it; and, once, the start-up of the same journal without resume points
+(an older journal's first start, which replays every row and keeps one).
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import socket
+import sqlite3
+import tempfile
+import time
+from pathlib import Path
+
+import httpx
+
+from faro_pi.game import resume
+from faro_pi.game.demo import play
+from faro_pi.game.events import CLOSE, SHUFFLE, Close, Shuffle, event_to_json
+from faro_pi.game.rules import Table
+from faro_pi.service.journal import Journal
+from tests.benchmarks.bench_daemon import Child
+from tests.benchmarks.figures import report
+from tests.conftest import write_config
+
+NIGHTS = 300
+PACKS = 20
+"""Packs a night: about 150 events each, so a night is about 3,000 events."""
+SEATS = ("Ann", "Bob", "Cy", "Dee", "Eve", "Fay")
+
+
+def nights(rng: random.Random):
+    """Every event of the year, in order: each night a session, its packs, and its close."""
+    for _ in range(NIGHTS):
+        yield from play(rng, SEATS, packs=PACKS)
+        yield CLOSE
+        yield SHUFFLE
+
+
+def build(path: Path) -> tuple[int, int]:
+    """Writes the year into a new journal; returns (rows, resume points kept)."""
+    with Journal.open(path):
+        pass  # the schema, as the daemon makes it
+    db = sqlite3.connect(path)
+    table, rows, kept, points = Table(), [], 0, []
+    for row, event in enumerate(nights(random.Random(2026)), start=1):
+        table.apply(event)
+        rows.append((time.time(), json.dumps(event_to_json(event), sort_keys=True), None, None))
+        if isinstance(event, Shuffle | Close):
+            points = [*points[-2:], (row, resume.save(table))]
+            kept += 1
+    with db:
+        db.executemany("INSERT INTO events (at, event, refused, seq) VALUES (?, ?, ?, ?)", rows)
+        db.executemany("INSERT INTO resume (after, state) VALUES (?, ?)", points)
+    db.close()
+    return len(rows), kept
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def console_on(folder: Path) -> int:
+    port = free_port()
+    config = folder / "config.toml"
+    text = config.read_text().replace(
+        "[console]\nenabled = false\n", f"[console]\nenabled = true\nport = {port}\n"
+    )
+    config.write_text(text)
+    return port
+
+
+def main() -> None:
+    with tempfile.TemporaryDirectory(dir=Path.cwd()) as where:
+        folder = Path(where)
+        write_config(folder)
+        port = console_on(folder)
+        start = time.perf_counter()
+        rows, kept = build(folder / "journal.sqlite3")
+        print(f"{kept:,} resume points kept on the way (the last three stay)")
+        size = (folder / "journal.sqlite3").stat().st_size / 2**20
+        print(
+            f"\na year of nights: {rows:,} events, {size:.0f} MiB, built in "
+            f"{time.perf_counter() - start:.0f} s"
+        )
+        ready, history = [], []
+        for _ in range(5):
+            child = Child(folder)
+            ready.append(child.ready_after)
+            with httpx.Client(base_url=f"http://127.0.0.1:{port}") as http:
+                for _ in range(20):
+                    t0 = time.perf_counter()
+                    http.get("/api/history").raise_for_status()
+                    history.append(time.perf_counter() - t0)
+            child.stop()
+        report("start-up to READY=1, a year's journal", ready, "ms", 1e3)
+        report("GET /api/history, a year's journal", history, "ms", 1e3)
+        db = sqlite3.connect(folder / "journal.sqlite3")
+        with db:
+            db.execute("DELETE FROM resume")
+        db.close()
+        child = Child(folder)
+        print(
+            f"{'start-up to READY=1, no resume point (once)':<48} "
+            f"{child.ready_after * 1e3:9.0f} ms, then it keeps one"
+        )
+        child.stop()
+        child = Child(folder)
+        print(f"{'start-up to READY=1, the start after':<48} {child.ready_after * 1e3:9.0f} ms")
+        child.stop()
+
+
+if __name__ == "__main__":
+    main()
