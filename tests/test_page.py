@@ -687,3 +687,104 @@ def test_the_page_fits_a_phone_and_a_tablet(tmp_path):
                     print(f"wrote {GOLDEN / f'{name}.png'}")
 
     run(scenario)
+
+
+# -- what a lookout tried at the felt ---------------------------------------------------------
+
+
+def test_taking_off_a_coppered_check_leaves_the_ordinary_bet_on_the_rank(tmp_path):
+    async def scenario():
+        async with table_with_page(tmp_path) as table:
+            page = table.page
+            table.enter(
+                {"type": "session", "seats": SEATS, "banker": "Cy"},
+                {"type": "bet", "player": "Ann", "rank": "9", "weight": 4, "copper": False},
+                {"type": "bet", "player": "Ann", "rank": "9", "weight": 2, "copper": True},
+            )
+            await expect(table.chips("9", "Ann")).to_have_count(2)
+            await page.tap("#take-off")
+            async with page.expect_request("**/api/events") as sent:
+                await table.chips("9", "Ann", copper=True).tap()
+            assert (await sent.value).post_data_json == {
+                "type": "remove",
+                "player": "Ann",
+                "rank": "9",
+                "copper": True,
+            }
+            await expect(table.chips("9", "Ann", copper=True)).to_have_count(0)
+            await expect(table.chips("9", "Ann", copper=False)).to_have_text("4")
+            assert [
+                (p.player, p.rank, p.weight, p.copper) for p in table.daemon.table.predictions
+            ] == [("Ann", 9, 4, False)]
+
+    run(scenario)
+
+
+def test_the_bankers_name_shows_whole_with_eight_seats_on_a_phone_and_a_tablet(tmp_path):
+    banker = "Maximilian von Habsburg"
+    seats = ["Ann", "Bob", "Cy", "Dee", "Eve", "Fay", "Gus", banker]
+
+    async def scenario():
+        async with table_with_page(tmp_path) as table:
+            page = table.page
+            table.enter({"type": "session", "seats": seats, "banker": banker})
+            table.enter({"type": "bet", "player": "Ann", "rank": "9", "weight": 4, "copper": False})
+            table.deal("2H", "5D", "9C")
+            await table.settled()
+            row = page.locator(f'#balances li[data-player="{banker}"]')
+            await expect(row.locator(".badge.bank")).to_be_visible()
+            for viewport in (PHONE, TABLET):
+                await page.set_viewport_size(viewport)
+                await row.scroll_into_view_if_needed()
+                name = row.locator(".name")
+                await expect(name).to_have_text(banker)
+                box = await name.evaluate(
+                    """e => { const r = e.getBoundingClientRect();
+                              return {left: r.left, right: r.right, width: r.width,
+                                      scroll: e.scrollWidth, client: e.clientWidth}; }"""
+                )
+                assert box["client"] > 0 and box["scroll"] <= box["client"], (viewport, box)
+                assert box["left"] >= 0 and box["right"] <= viewport["width"], (viewport, box)
+                # Every player's colour stands apart from the copper marker's.
+                colours = await page.locator("#balances .swatch").evaluate_all(
+                    "s => s.map(e => getComputedStyle(e).backgroundColor)"
+                )
+                assert len(set(colours)) == len(seats)
+                assert all(far_from_copper(c) for c in colours), colours
+
+    run(scenario)
+
+
+COPPER = (0xC8, 0x75, 0x33)
+"""The copper marker's colour (``--copper`` in faro.css)."""
+
+
+def far_from_copper(rgb: str) -> bool:
+    """Whether a CSS ``rgb(r, g, b)`` is well away from the copper marker's colour."""
+    values = [int(v) for v in rgb[rgb.index("(") + 1 : rgb.index(")")].split(",")[:3]]
+    return sum((a - b) ** 2 for a, b in zip(values, COPPER, strict=True)) ** 0.5 > 90
+
+
+def test_the_page_says_a_right_call_pays_4_to_1(tmp_path):
+    async def scenario():
+        async with table_with_page(tmp_path) as table:
+            page = table.page
+            table.enter(
+                {
+                    "type": "session",
+                    "seats": SEATS,
+                    "banker": "Cy",
+                    "profile": "house",
+                    "options": {"cat_hop_pays": 1},
+                }
+            )
+            await expect(page.locator("#rules")).to_contain_text("cat-hop pays 1 to 1")
+            table.deal(*pack_ending_with("7S", "JH", "3D")[:49])
+            await table.settled()
+            hint = page.locator("#call-hint")
+            await expect(hint).to_contain_text(
+                "A right call pays 4 to 1 (1 to 1 with a pair in it)"
+            )
+            assert " for 1" not in await page.locator("body").inner_text()
+
+    run(scenario)

@@ -1,66 +1,37 @@
 // The lookout's console: the table's state from /api/events, entries posted to /api/events.
-"use strict";
+
+import {
+  $,
+  RANKS,
+  RANK_NAME,
+  SUITS,
+  SUIT_NAME,
+  SUIT_SYMBOL,
+  byRankOrder,
+  cardRank,
+  cardSpoken,
+  cardText,
+  h,
+  miniCard,
+  placeFields,
+  placeKey,
+  placeName,
+  s,
+  signed,
+} from "./dom.js";
 
 (() => {
-  const RANKS = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"];
-  const SUITS = ["S", "H", "D", "C"];
-  const SUIT_SYMBOL = { S: "♠", H: "♥", D: "♦", C: "♣" };
-  const SUIT_NAME = { S: "spades", H: "hearts", D: "diamonds", C: "clubs" };
-  const RANK_NAME = { A: "ace", J: "jack", Q: "queen", K: "king" };
   // The felt (which rank lies where) comes with the state, from the rules engine's one layout.
   const WEIGHTS = [2, 4, 6, 10, 20, 50, 100];
   // One colour a seat, light enough for dark text on the chip and for a line on the chart.
+  // None is near the copper marker's orange-brown, so a coppered check reads as coppered.
   const PALETTE = [
-    "#ef5350", "#42a5f5", "#fdd835", "#ce93d8", "#ffa726",
-    "#4dd0e1", "#f48fb1", "#f5f5f5", "#9ccc65", "#bcaaa4",
+    "#42a5f5", "#fdd835", "#ff4f8b", "#9ccc65", "#ce93d8",
+    "#4dd0e1", "#f5f5f5", "#7986cb", "#f8bbd0", "#90a4ae",
   ];
   const TOKEN_KEY = "faro-pi.token";
   const PICKS_KEY = "faro-pi.picks";
   const LAST_THREE = 49;
-
-  const $ = (id) => document.getElementById(id);
-
-  /** An element: h("button", {class: "x", onclick: f}, "text", child...). */
-  function h(tag, attrs, ...children) {
-    const el = document.createElement(tag);
-    for (const [key, value] of Object.entries(attrs || {})) {
-      if (value === undefined || value === null || value === false) continue;
-      if (key.startsWith("on")) el.addEventListener(key.slice(2), value);
-      else if (key === "dataset") Object.assign(el.dataset, value);
-      else if (key === "style") el.style.cssText = value;
-      else el.setAttribute(key, value === true ? "" : value);
-    }
-    for (const child of children.flat()) {
-      if (child === null || child === undefined || child === false) continue;
-      el.append(child instanceof Node ? child : document.createTextNode(String(child)));
-    }
-    return el;
-  }
-
-  const SVG = "http://www.w3.org/2000/svg";
-  function s(tag, attrs, ...children) {
-    const el = document.createElementNS(SVG, tag);
-    for (const [key, value] of Object.entries(attrs || {})) el.setAttribute(key, value);
-    for (const child of children) el.append(child instanceof Node ? child : String(child));
-    return el;
-  }
-
-  const cardRank = (code) => code.slice(0, -1);
-  const cardSuit = (code) => code.slice(-1);
-  const isRed = (code) => "HD".includes(cardSuit(code));
-  const cardText = (code) => cardRank(code) + SUIT_SYMBOL[cardSuit(code)];
-  const cardSpoken = (code) =>
-    `${RANK_NAME[cardRank(code)] || cardRank(code)} of ${SUIT_NAME[cardSuit(code)]}`;
-  const signed = (n) => (n > 0 ? `+${n}` : n < 0 ? `−${-n}` : "0");
-
-  function miniCard(code, extra) {
-    return h(
-      "span",
-      { class: `mini ${isRed(code) ? "red" : "black"} ${extra || ""}`, title: cardSpoken(code) },
-      h("span", { "aria-hidden": "true" }, cardText(code)),
-      h("span", { class: "sr-only" }, cardSpoken(code)),
-    );
-  }
 
   // -- what the page holds -----------------------------------------------------------
 
@@ -324,16 +295,6 @@
     return last.split ? { [lo]: "split" } : { [lo]: "lost", [wi]: "won" };
   }
 
-  const byRankOrder = (a, b) => RANKS.indexOf(a) - RANKS.indexOf(b);
-  /** Where a bet sits, as a key: its rank, its ranks in rank order ("9-10"), or "high". */
-  const placeKey = (p) =>
-    p.high_card ? "high" : p.ranks ? [...p.ranks].sort(byRankOrder).join("-") : p.rank;
-  /** Where a bet or a settlement sat, for people: "9", "9-10", "A-2-K-Q" or "high card". */
-  const placeName = (x) => (x.high_card ? "high card" : x.ranks ? x.ranks.join("-") : x.rank);
-  /** The fields of a bet or a remove that say where: rank, ranks or high_card. */
-  const placeFields = (place) =>
-    place.high ? { high_card: true } : place.ranks ? { ranks: place.ranks } : { rank: place.rank };
-
   /** Each place's checks, one per player and direction, their weights added up. */
   function stacks() {
     const by = {};
@@ -355,12 +316,9 @@
     const shown = chips.length > room ? chips.slice(0, room - 1) : chips;
     const hidden = chips.slice(shown.length);
     const where = place.rank || placeName({ ranks: place.ranks, high_card: place.high });
-    // A single rank's check takes all of that player's off it, as it always has; a check
-    // between cards or on the high card takes off only its own direction.
-    const remove = (c) =>
-      place.rank
-        ? { type: "remove", player: c.player, rank: place.rank }
-        : { type: "remove", player: c.player, ...placeFields(place), copper: c.copper };
+    // A check is one player's bets in one direction: it takes off just those, so taking
+    // off a coppered check leaves the player's ordinary bet on the same place.
+    const remove = (c) => ({ type: "remove", player: c.player, ...placeFields(place), copper: c.copper });
     return h(
       "div",
       { class: "chips" },
@@ -516,7 +474,7 @@
     high_card: { true: "high card", false: null },
     combinations: { true: "combinations", false: null },
     call_trips: { true: "trips called by colour", false: "no call on trips" },
-    cat_hop_pays: { 1: "cat-hop pays 1 for 1", 2: "cat-hop pays 2 for 1" },
+    cat_hop_pays: { 1: "cat-hop pays 1 to 1", 2: "cat-hop pays 2 to 1" },
     rotate_bank: { true: "bank rotates", false: "bank stays" },
   };
 
@@ -680,11 +638,16 @@
           "li",
           { dataset: { player: name } },
           h("span", { class: "swatch", style: `--chip:${colourOf(name)}`, "aria-hidden": "true" }),
-          h("span", { class: "name" }, name),
-          name === state.banker ? h("span", { class: "badge bank" }, "bank") : null,
-          state.leaders.includes(name) && balance !== 0
-            ? h("span", { class: "badge leader", title: "leader" }, "★ leads")
-            : null,
+          // The name wraps rather than being cut; the badges go under it when the row is narrow.
+          h(
+            "span",
+            { class: "who" },
+            h("span", { class: "name" }, name),
+            name === state.banker ? h("span", { class: "badge bank" }, "bank") : null,
+            state.leaders.includes(name) && balance !== 0
+              ? h("span", { class: "badge leader", title: "leader" }, "★ leads")
+              : null,
+          ),
           h(
             "span",
             { class: `balance ${balance > 0 ? "up" : balance < 0 ? "down" : ""}`, dataset: { balance } },
@@ -709,10 +672,11 @@
       const left = state.case.flatMap((c) => Array(c.count).fill(c.rank));
       const byColour = three && three.by === "colour";
       const who = player ? ` Tap an order to call it for ${player}, weight ${picks.weight}.` : "";
+      const catHop = (state.options || {}).cat_hop_pays || 2;
       $("call-hint").textContent =
         (byColour
-          ? `The last three are all ${left[0]}s: name their colours, loser, winner, hock. A right call pays 2 for 1.`
-          : `Left: ${left.join(" ")}. Name the order: loser, winner, hock. A right call pays 4 for 1 (2 for 1 with a pair in it).`) +
+          ? `The last three are all ${left[0]}s: name their colours, loser, winner, hock. A right call pays 2 to 1.`
+          : `Left: ${left.join(" ")}. Name the order: loser, winner, hock. A right call pays 4 to 1 (${catHop} to 1 with a pair in it).`) +
         who;
     } else {
       $("call-hint").textContent = pack.complete ? "The hock settled the calls." : "";
