@@ -7,6 +7,7 @@ import contextlib
 import io
 import os
 import pty
+import socket
 import threading
 import time
 import tty
@@ -20,6 +21,7 @@ from faro_pi import cli, doctor
 from faro_pi.game.events import Session
 from faro_pi.service.journal import Journal
 from faro_pi.virtual.reader import VirtualReader
+from tests.conftest import running_table, until
 
 CONFIG = """\
 [reader]
@@ -287,3 +289,84 @@ def test_a_busy_spi0_pin_points_at_spi(config):
     assert status == 1
     assert lines["GPIO8"].startswith("FAIL  GPIO8: leds.latch cannot be opened")
     assert "the kernel holds it as SPI0 CE0: sudo raspi-config nonint do_spi 1" in lines["GPIO8"]
+
+
+# -- beside a running daemon ------------------------------------------------------------
+
+
+def beside_the_daemon(folder: Path, doctor_config: Path, *, until_alarm: str | None = None):
+    """Runs the doctor on ``doctor_config`` while the daemon runs on ``folder``'s config."""
+
+    async def scenario():
+        reader = VirtualReader(folder / "reader", heartbeat=60)  # its hello, then silence
+        async with running_table(folder, reader=reader) as (daemon, _, _):
+            await reader.drained()
+            if until_alarm:
+                await until(daemon, lambda table: any(a.kind == until_alarm for a in table.alarms))
+            lines = await asyncio.to_thread(check, doctor_config)
+            return lines, reader.acks, daemon.has_alarm("lost")
+
+    return asyncio.run(scenario())
+
+
+def test_a_daemon_on_the_same_journal_keeps_its_pins_and_reader_and_the_rest_is_checked(config):
+    (status, lines), acks, _ = beside_the_daemon(config.parent, config)
+    running = f"the daemon is running (pid {os.getpid()})"
+    assert lines["pins"] == f"skip  pins: {running}: pins not opened; the daemon holds them"
+    assert not [name for name in lines if name.startswith("GPIO")]
+    assert lines["reader"] == (
+        f"skip  reader: {running}: reader not opened; "
+        "journalctl -u faro-pi shows what the daemon hears from it"
+    )
+    path = config.parent / "journal" / "journal.sqlite3"
+    assert lines["journal"].startswith(f"ok    journal: {path}: ")
+    assert lines["journal"].endswith(" events, written by the running daemon")
+    for name in ("config", "gpio", "spi", "display", "clock"):
+        assert name in lines
+    assert status == 0
+    assert acks == 1  # the reader's hello went to the daemon, and only to it
+
+
+def test_the_writer_lock_is_found_without_proc_locks_and_not_after_the_daemon(config, tmp_path):
+    from faro_pi.doctor.daemon import journal_writer
+
+    path = config.parent / "journal" / "journal.sqlite3"
+    nowhere = tmp_path / "no-proc-locks"
+
+    async def scenario():
+        async with running_table(config.parent):
+            return journal_writer(path), journal_writer(path, locks=nowhere)
+
+    assert asyncio.run(scenario()) == (os.getpid(), 0)  # 0: held, by a process not named
+    assert journal_writer(path) is None and journal_writer(path, locks=nowhere) is None
+    assert journal_writer(tmp_path / "no-journal") is None
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def test_a_daemon_on_the_consoles_port_is_found_and_asked_about_the_reader(config, tmp_path):
+    port = free_port()
+    console = f"[console]\nenabled = true\nport = {port}\n"
+    table = tmp_path / "table"
+    table.mkdir()
+    daemons = CONFIG.format(folder=table).replace("[console]\nenabled = false\n", console)
+    (table / "config.toml").write_text(
+        daemons.replace("[reader]\n", "[reader]\nheartbeat_timeout = 0.3\n")
+    )
+    # the doctor's config: another journal, the same console port
+    config.write_text(config.read_text().replace("[console]\nenabled = false\n", console))
+
+    (status, lines), _, lost = beside_the_daemon(table, config, until_alarm="lost")
+    running = f"the daemon is running (its console answers at http://127.0.0.1:{port})"
+    assert lost
+    assert lines["pins"] == f"skip  pins: {running}: pins not opened; the daemon holds them"
+    assert lines["reader"] == (
+        f"FAIL  reader: {running}: reader not opened; the daemon reports it lost (the card "
+        "reader is silent: check its cable and power). Fix: check the reader's cable and "
+        "power; the alarm clears when it speaks again"
+    )
+    assert status == 1

@@ -4,9 +4,11 @@ One line per check, ``ok``, ``FAIL`` (with the fix) or ``skip`` (not
 configured): the config parses; the gpiozero pin factory loads; every
 configured pin is free; the OLED answers on I²C; SPI is off (the case keeper
 drives SPI0's pins itself); the reader's port opens and an fsp1 frame
-arrives; the journal's folder is writable; the clock is sane. Run it as the
-service's user with the service stopped, since a running daemon holds the
-pins and the port::
+arrives; the journal's folder is writable; the clock is sane. A running
+daemon holds the pins and the reader's port: found on the same journal or the
+console's port, it is left alone, and the doctor says so and checks around
+it (:mod:`faro_pi.doctor.daemon`). To check the pins and the reader too, run
+it as the service's user with the service stopped::
 
     sudo systemctl stop faro-pi
     sudo -u faro-pi /opt/faro-pi/bin/faro-pi doctor --config /etc/faro-pi/config.toml
@@ -32,6 +34,7 @@ from typing import TextIO
 
 from faro_pi.devices.pins import factory_name
 from faro_pi.doctor.check import SERVICE_STOPPED, Check, one_line, verdicts
+from faro_pi.doctor.daemon import pins_beside, reader_beside, running_daemon
 from faro_pi.doctor.reader import check_reader
 from faro_pi.exc import ConfigError, JournalError
 from faro_pi.service.config import Config, load_config
@@ -90,18 +93,21 @@ def run_checks(
         return
     yield Check("config", True, f"{os.fspath(config_path)} is valid")
 
+    running = running_daemon(config)
     own_factory = factory is None
     check, factory = _pin_factory(config, factory)
     yield check
     try:
-        if factory is not None:
+        if running is not None:
+            yield pins_beside(running)
+        elif factory is not None:
             yield from _pins(config, factory)
         else:
             yield Check("pins", None, "not checked: no pin factory")
         yield _spi(config, factory)
         yield _display(config)
-        yield check_reader(config, reader_timeout)
-        yield _journal(config)
+        yield reader_beside(running) if running else check_reader(config, reader_timeout)
+        yield _journal(config, written=running is not None)
         yield _clock(clock, ntp)
     finally:
         if own_factory and factory is not None:
@@ -249,27 +255,13 @@ def _display(config: Config) -> Check:
     return passed(f"{display.driver} answers at {where}")
 
 
-def _journal(config: Config) -> Check:
-    from faro_pi.service.journal import Journal
-
+def _journal(config: Config, written: bool = False) -> Check:
+    """The journal reads, and this user could write it; ``written``: a running daemon does."""
     passed, failed, _ = verdicts("journal")
     path = config.journal.path
     folder = path.parent
     if path.exists():
-        try:
-            with Journal.open(path, readonly=True) as journal:
-                events = journal.count()
-        except JournalError as exc:
-            if exc.reason != "empty":
-                return failed(one_line(str(exc)), "see the message")
-            events = 0
-        if not os.access(path, os.W_OK) or not os.access(folder, os.W_OK | os.X_OK):
-            return failed(
-                f"{path} ({events} events) is not writable by this user",
-                f"run as the service's user (sudo -u faro-pi ...), or: sudo chown -R "
-                f"faro-pi:faro-pi {folder}",
-            )
-        return passed(f"{path}: {events} events, writable")
+        return _journal_file(path, written)
     if folder.is_dir():
         if os.access(folder, os.W_OK | os.X_OK):
             return passed(f"no journal yet; {folder} is writable")
@@ -288,6 +280,30 @@ def _journal(config: Config) -> Check:
         f"{folder} does not exist and {ancestor} is not writable by this user",
         f"sudo install -d -o faro-pi -g faro-pi -m 0750 {folder}",
     )
+
+
+def _journal_file(path: Path, written: bool) -> Check:
+    from faro_pi.service.journal import Journal
+
+    passed, failed, _ = verdicts("journal")
+    if written and not os.access(path, os.R_OK):
+        return passed(f"{path}: written by the running daemon (closed to this login)")
+    try:
+        with Journal.open(path, readonly=True) as journal:
+            events = journal.count()
+    except JournalError as exc:
+        if exc.reason != "empty":
+            return failed(one_line(str(exc)), "see the message")
+        events = 0
+    if written:
+        return passed(f"{path}: {events} events, written by the running daemon")
+    if not os.access(path, os.W_OK) or not os.access(path.parent, os.W_OK | os.X_OK):
+        return failed(
+            f"{path} ({events} events) is not writable by this user",
+            f"run as the service's user (sudo -u faro-pi ...), or: sudo chown -R "
+            f"faro-pi:faro-pi {path.parent}",
+        )
+    return passed(f"{path}: {events} events, writable")
 
 
 def _clock(clock: Callable[[], float], ntp: Callable[[], bool | None]) -> Check:
