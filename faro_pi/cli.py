@@ -4,10 +4,72 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
+from collections.abc import Mapping
+from pathlib import Path
 
 from faro_pi.console import client
+from faro_pi.game.events import ALARM_KINDS
 from faro_pi.game.profile import DEFAULT_PROFILE, PROFILES
+
+CONFIG_VARIABLE = "FARO_PI_CONFIG"
+"""Names the table's config for every command that takes ``--config``, when none is given."""
+
+INSTALLED_CONFIG = Path("/etc/faro-pi/config.toml")
+"""Where ``make install`` puts the config: the last place looked, when it exists."""
+
+CONFIG_HELP = f"the table's TOML config (default: ${CONFIG_VARIABLE}, then {INSTALLED_CONFIG})"
+
+
+def config_path(environ: Mapping[str, str] = os.environ, installed: Path = INSTALLED_CONFIG):
+    """The config to use when ``--config`` is not given: ``$FARO_PI_CONFIG``, else the
+    installed one when it exists; None when there is neither.
+
+    A config the variable names is taken even if it is missing, so that its
+    own error says so rather than another file being read in its place.
+    """
+    if environ.get(CONFIG_VARIABLE):
+        return environ[CONFIG_VARIABLE]
+    try:
+        installed.stat()
+    except PermissionError:  # /etc/faro-pi is there, closed to this login
+        return str(installed)
+    except OSError:
+        return None
+    return str(installed)
+
+
+def _find_config(args: argparse.Namespace) -> bool:
+    """Fills in a left-out ``--config``; False after printing one line on why there is none."""
+    if not hasattr(args, "config") or getattr(args, "url", None):
+        return True
+    if args.config is None:
+        args.config = config_path()
+    if args.config is None:
+        url = " (or --url and --token)" if hasattr(args, "url") else ""
+        print(
+            f"faro-pi: no config: give --config FILE{url}, set {CONFIG_VARIABLE}, "
+            f"or install one at {INSTALLED_CONFIG} (sudo make install)",
+            file=sys.stderr,
+        )
+        return False
+    if Path(args.config).parent == INSTALLED_CONFIG.parent and _denied(args.config):
+        print(
+            f"faro-pi: {args.config}: permission denied: {client.JOIN_THE_GROUP}", file=sys.stderr
+        )
+        return False
+    return True
+
+
+def _denied(path: str) -> bool:
+    try:
+        with open(path, "rb"):
+            return False
+    except PermissionError:
+        return True
+    except OSError:  # loading it says what is wrong
+        return False
 
 
 def _replay(args: argparse.Namespace) -> int:
@@ -113,14 +175,14 @@ def parser() -> argparse.ArgumentParser:
     replay.set_defaults(run=_replay)
 
     run = commands.add_parser("run", help="run the table daemon")
-    run.add_argument("--config", required=True, metavar="FILE", help="the table's TOML config")
+    run.add_argument("--config", metavar="FILE", help=CONFIG_HELP)
     run.add_argument("--verbose", action="store_true", help="log every frame and button too")
     run.set_defaults(run=_run)
 
     export = commands.add_parser(
         "export", help="print the journal as JSON lines for faro-pi replay (safe while running)"
     )
-    export.add_argument("--config", required=True, metavar="FILE")
+    export.add_argument("--config", metavar="FILE", help=CONFIG_HELP)
     export.set_defaults(run=_export)
 
     sim = commands.add_parser(
@@ -147,7 +209,7 @@ def parser() -> argparse.ArgumentParser:
     doctor = commands.add_parser(
         "doctor", help="check this machine for what the table needs: pins, OLED, reader, journal"
     )
-    doctor.add_argument("--config", required=True, metavar="FILE", help="the table's TOML config")
+    doctor.add_argument("--config", metavar="FILE", help=CONFIG_HELP)
     doctor.add_argument(
         "--timeout",
         type=float,
@@ -157,36 +219,92 @@ def parser() -> argparse.ArgumentParser:
     )
     doctor.set_defaults(run=_doctor)
 
+    _console_commands(commands)
+    return top
+
+
+def _console_commands(commands) -> None:
+    """The lookout's entries and ``status``, each a client of the running daemon's console."""
     seat = client.subcommand(
         commands, "seat", "seat the participants in table order (the console)", client.seat
     )
     seat.add_argument("names", nargs="+", metavar="NAME")
     seat.add_argument("--banker", metavar="NAME", help="who banks (default: drawn at random)")
 
+    for name, help, run in (
+        ("join", "seat a participant at the end of the table order", client.join),
+        (
+            "leave",
+            "a player gets up: their bets and calls come off, their result stays",
+            client.leave,
+        ),
+    ):
+        client.subcommand(commands, name, help, run).add_argument("player", metavar="NAME")
+
     bet = client.subcommand(
-        commands, "bet", "put a player's prediction on a rank (the console)", client.bet
+        commands,
+        "bet",
+        "put a player's prediction on a rank, two or four ranks, or the high card",
+        client.bet,
+        usage="faro-pi bet PLAYER RANK WEIGHT  |  PLAYER WEIGHT (--ranks R R [R R] | --high-card)"
+        "  [options]",
     )
     bet.add_argument("player", metavar="PLAYER")
-    bet.add_argument("rank", metavar="RANK", help="A, 2-10, J, Q or K")
-    bet.add_argument("weight", metavar="WEIGHT", type=int, help="a positive even number")
-    bet.add_argument("--copper", action="store_true", help="play the rank to lose")
+    bet.add_argument(
+        "named",
+        nargs="*",
+        metavar="RANK WEIGHT",
+        help="the rank (A, 2-10, J, Q or "
+        "K) and the weight; the weight alone with --ranks or --high-card",
+    )
+    _placement(bet)
+    bet.add_argument("--copper", action="store_true", help="play it to lose")
+
+    remove = client.subcommand(
+        commands,
+        "remove",
+        "take a player's predictions off a rank, ranks or the high card",
+        client.remove,
+    )
+    remove.add_argument("player", metavar="PLAYER")
+    remove.add_argument("rank", nargs="?", metavar="RANK", help="A, 2-10, J, Q or K")
+    _placement(remove)
+    way = remove.add_mutually_exclusive_group()
+    way.add_argument(
+        "--copper",
+        dest="copper",
+        action="store_const",
+        const=True,
+        help="only the coppered ones (default: both)",
+    )
+    way.add_argument(
+        "--ordinary",
+        dest="copper",
+        action="store_const",
+        const=False,
+        help="only the ordinary ones",
+    )
 
     call = client.subcommand(
         commands,
         "call",
-        "call the turn with three cards left (the console)",
+        "call the turn with three cards left, or take the calls back (the console)",
         client.call,
-        usage="faro-pi call PLAYER R R R WEIGHT  |  PLAYER --colours C C C WEIGHT  [options]",
+        usage="faro-pi call PLAYER R R R WEIGHT  |  PLAYER --colours C C C WEIGHT  "
+        "|  --take-back PLAYER  [options]",
     )
     call.add_argument("player", metavar="PLAYER")
     call.add_argument(
-        "named", nargs="+", metavar="R", help="the ranks of loser, winner and hock; the weight"
+        "named", nargs="*", metavar="R", help="the ranks of loser, winner and hock; the weight"
     )
     call.add_argument(
         "--colours",
         nargs=3,
         metavar="COLOUR",
         help="red or black each, when the three share a rank",
+    )
+    call.add_argument(
+        "--take-back", action="store_true", help="take back every call the player has made"
     )
 
     client.subcommand(
@@ -198,14 +316,57 @@ def parser() -> argparse.ArgumentParser:
     )
     card.add_argument("code", metavar="CODE", help="e.g. KD or 10H")
 
-    client.subcommand(
-        commands, "status", "print the table's state (from the running daemon)", client.status
+    void = client.subcommand(
+        commands, "void", "take back the last card exposed (a misread)", client.void
     )
-    return top
+    void.add_argument(
+        "code", nargs="?", metavar="CODE", help="the card it must be, so it never takes two"
+    )
+
+    clear = client.subcommand(
+        commands, "clear", "the alarms (of one kind) have been dealt with", client.clear
+    )
+    clear.add_argument("kind", nargs="?", choices=ALARM_KINDS, help="only alarms of this kind")
+
+    for name, help, run in (
+        ("shuffle", "a new pack after the hock; the bank passes on", client.shuffle),
+        ("close", "end the night between packs; what stands on the layout comes off", client.close),
+        ("status", "print the table's state (from the running daemon)", client.status),
+    ):
+        client.subcommand(commands, name, help, run)
+
+
+def _placement(command: argparse.ArgumentParser) -> None:
+    """Where a prediction sits, besides one rank: two or four ranks, or the high card."""
+    command.add_argument(
+        "--ranks",
+        nargs="+",
+        metavar="R",
+        help="two neighbouring ranks or a corner of four (house rules)",
+    )
+    command.add_argument(
+        "--high-card", action="store_true", help="the high-card space (house rules)"
+    )
+
+
+def _parse(argv: list[str] | None) -> argparse.Namespace:
+    """The arguments, with a command's words after its options (``call Bob --colours red red
+    red 2``) joined to those before: argparse gives a ``*`` positional only the words that
+    come before the first option."""
+    top = parser()
+    args, extra = top.parse_known_args(argv)
+    words = getattr(args, "named", None)
+    if extra and words is not None and not any(word.startswith("-") for word in extra):
+        args.named = words + extra
+    elif extra:
+        top.error(f"unrecognized arguments: {' '.join(extra)}")
+    return args
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = parser().parse_args(argv)
+    args = _parse(argv)
+    if not _find_config(args):
+        return 2
     try:
         return args.run(args)
     except BrokenPipeError:

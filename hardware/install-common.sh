@@ -8,6 +8,9 @@ CONF_DIR=/etc/faro-pi
 CONFIG=$CONF_DIR/config.toml
 UNIT=/etc/systemd/system/faro-pi.service
 RULE=/etc/udev/rules.d/99-faro-reader.rules
+STATE_DIR=/var/lib/faro-pi
+TOKEN=$STATE_DIR/console.token
+COMMAND=/usr/local/bin/faro-pi
 VENV=$DESTDIR$PREFIX
 
 say() { printf '%s\n' "$*"; }

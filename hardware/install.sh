@@ -3,10 +3,17 @@
 # 64-bit). Run from the repository as root: `sudo make install`.
 #
 #   /opt/faro-pi/                 a virtualenv with faro-pi and its Pi extras
-#   /etc/faro-pi/config.toml      the table's config (never overwritten)
+#   /usr/local/bin/faro-pi        a link to its command, for every login
+#   /etc/faro-pi/config.toml      the table's config (never overwritten),
+#                                 0640 root:faro-pi: the group faro-pi reads it
 #   /etc/systemd/system/faro-pi.service
 #   /etc/udev/rules.d/99-faro-reader.rules   the reader as /dev/faro-reader
-#   /var/lib/faro-pi/             the journal, made by systemd at first start
+#   /var/lib/faro-pi/             the journal, made by systemd at first start,
+#                                 and console.token, 0640: the group faro-pi reads it
+#
+# A lookout's login in the group faro-pi runs the command line's clients
+# (faro-pi status, bet, ...) with no --config: they read the config and the
+# console's token. The script says how to add one; it adds nobody itself.
 #
 # Environment:
 #   DESTDIR   install into this folder as if it were / (for packaging and
@@ -81,6 +88,15 @@ fi
 install -d -m 0755 "$VENV"
 install -m 0644 "$SRC/README.md" "$VENV/README.md"
 
+# -- the command on every login's PATH: a link, never over a file of someone else's --
+install -d -m 0755 "$DESTDIR$(dirname "$COMMAND")"
+if [ -e "$DESTDIR$COMMAND" ] && [ ! -L "$DESTDIR$COMMAND" ]; then
+    say "left $DESTDIR$COMMAND alone: it is not a link; run $PREFIX/bin/faro-pi instead"
+else
+    ln -sfn "$PREFIX/bin/faro-pi" "$DESTDIR$COMMAND"
+    say "linked $DESTDIR$COMMAND to $PREFIX/bin/faro-pi"
+fi
+
 # -- the config: the example, unless there is one already ------------------------
 install -d -m 0750 "$DESTDIR$CONF_DIR"
 if [ -e "$DESTDIR$CONFIG" ]; then
@@ -89,7 +105,15 @@ else
     install -m 0640 "$SRC/faro_pi/config.example.toml" "$DESTDIR$CONFIG"
     say "wrote $DESTDIR$CONFIG"
 fi
+# Read by the service and by the lookouts in its group; written by root alone.
+chmod 0750 "$DESTDIR$CONF_DIR"
+chmod 0640 "$DESTDIR$CONFIG"
 system chown root:"$SERVICE_USER" "$CONF_DIR" "$CONFIG"
+# A token made before the group could read it (it is the service's own file).
+if [ -f "$DESTDIR$TOKEN" ]; then
+    chmod 0640 "$DESTDIR$TOKEN"
+    say "made $DESTDIR$TOKEN readable by the group $SERVICE_USER"
+fi
 
 # -- the unit and the udev rule ----------------------------------------------------
 install -d -m 0755 "$DESTDIR$(dirname "$UNIT")" "$DESTDIR$(dirname "$RULE")"
@@ -138,6 +162,9 @@ say "faro-pi is installed in $PREFIX. Check the table with:"
 say "  sudo systemctl stop faro-pi"
 say "  sudo -u $SERVICE_USER $PREFIX/bin/faro-pi doctor --config $CONFIG"
 say "  sudo systemctl start faro-pi"
+say "Let a lookout's login use faro-pi (status, bet, ...) with the config and the"
+say "console's token: add it to the group $SERVICE_USER, then log in again:"
+say "  sudo usermod -aG $SERVICE_USER ${SUDO_USER:-LOGIN}"
 if [ -n "$reboot_needed" ]; then
     say "Then set I²C and SPI as shown above, and reboot."
 fi

@@ -9,7 +9,6 @@
 set -eu
 
 . "$(dirname "$0")/install-common.sh"
-STATE_DIR=/var/lib/faro-pi
 
 case $PREFIX in
 /?*) ;;
@@ -32,6 +31,12 @@ if [ -e "$DESTDIR$RULE" ]; then
     say "removed $DESTDIR$RULE"
 fi
 system udevadm control --reload
+
+# Only the link install.sh made, to this PREFIX's command.
+if [ -L "$DESTDIR$COMMAND" ] && [ "$(readlink "$DESTDIR$COMMAND")" = "$PREFIX/bin/faro-pi" ]; then
+    rm -f "$DESTDIR$COMMAND"
+    say "removed $DESTDIR$COMMAND"
+fi
 
 # Only a folder that install.sh made: a virtualenv, or its README alone.
 if [ -f "$VENV/pyvenv.cfg" ] || [ -f "$VENV/README.md" ]; then

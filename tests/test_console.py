@@ -802,7 +802,7 @@ def test_history_and_export_tell_the_whole_session(tmp_path):
 # -- the token -----------------------------------------------------------------------
 
 
-def test_the_token_is_made_once_owner_only_and_kept_across_restarts(tmp_path):
+def test_the_token_is_made_once_for_its_owner_and_group_and_kept_across_restarts(tmp_path):
     console_config(tmp_path)
     path = tmp_path / TOKEN_FILE
 
@@ -814,7 +814,7 @@ def test_the_token_is_made_once_owner_only_and_kept_across_restarts(tmp_path):
             return token
 
     token = asyncio.run(start())
-    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert stat.S_IMODE(path.stat().st_mode) == 0o640  # the lookouts' group reads it
     assert path.read_text().strip() == token and len(token) >= 40
     assert asyncio.run(start()) == token
     assert [p.name for p in tmp_path.iterdir() if "token" in p.name] == [TOKEN_FILE]
@@ -853,7 +853,7 @@ def test_a_port_in_use_costs_the_console_not_the_game(tmp_path, caplog):
 # -- the command line's clients ---------------------------------------------------------
 
 
-async def faro_pi(*args: str) -> tuple[int, str, str]:
+async def faro_pi(*args: str, **environ: str) -> tuple[int, str, str]:
     child = await asyncio.create_subprocess_exec(
         sys.executable,
         "-m",
@@ -861,7 +861,7 @@ async def faro_pi(*args: str) -> tuple[int, str, str]:
         *args,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,
-        env={**os.environ, "PYTHONPATH": str(Path(__file__).parents[1])},
+        env={**os.environ, "PYTHONPATH": str(Path(__file__).parents[1]), **environ},
     )
     out, err = await child.communicate()
     return child.returncode, out.decode(), err.decode()
@@ -917,3 +917,159 @@ def test_the_command_line_clients_work_against_a_running_daemon(tmp_path):
     for status, out, err in asyncio.run(stopped()):
         assert status == 2 and out == ""
         assert len(err.splitlines()) == 1 and "is the daemon running?" in err
+
+
+def refused(answer: tuple[int, str, str], message: str, rule: str) -> None:
+    """The command was refused by the rule, with its message on one line, and exited 1."""
+    assert answer == (1, "", f"faro-pi: refused: {message} [{rule}]\n"), answer
+
+
+def test_every_entry_has_a_command_and_a_refusal_prints_its_rule(tmp_path):
+    console_config(tmp_path)
+    pack = pack_ending_with("JC", "QC", "KC")
+    table = {"FARO_PI_CONFIG": str(tmp_path / "config.toml")}  # the config without --config
+
+    async def scenario():
+        async with console_table(tmp_path) as lookout:
+
+            async def entered(*args: str) -> str:
+                status, out, err = await faro_pi(*args, **table)
+                assert (status, err) == (0, ""), (args, err)
+                return out
+
+            async def no(*args: str) -> tuple[int, str, str]:
+                return await faro_pi(*args, **table)
+
+            await entered("seat", "Ann", "Bob", "Cy", "--banker", "Cy")
+            assert (await entered("join", "Dee")).startswith("join player=Dee\n")
+            refused(await no("join", "Dee"), "Dee is seated already", "seats")
+            await entered("leave", "Dee")
+            assert (await lookout.state())["seats"] == SEATS
+            refused(await no("leave", "Cy"), "Cy is the banker: pass the bank first", "banker")
+
+            await entered("bet", "Ann", "9", "2", "--copper")
+            await entered("bet", "Ann", "9", "2")
+            await entered("remove", "Ann", "9", "--copper")
+            [left] = (await lookout.state())["predictions"]
+            assert (left["rank"], left["copper"]) == ("9", False)
+            refused(
+                await no("remove", "Ann", "9", "--copper"),
+                "Ann has no coppered prediction on 9",
+                "nothing-to-remove",
+            )
+            assert (await entered("remove", "Ann", "9", "--ordinary")).startswith(
+                "remove player=Ann rank=9 copper=False\n"
+            )
+            assert (await lookout.state())["predictions"] == []
+            refused(
+                await no("bet", "Ann", "2", "--ranks", "9", "10"),
+                "9-10: this table takes bets on one rank only",
+                "combinations",
+            )
+
+            await entered("card", pack[0])
+            refused(
+                await no("void", pack[1]), f"the last card is {pack[0]}, not {pack[1]}", "void-card"
+            )
+            await entered("void", pack[0])
+            refused(await no("void"), "no card of this pack has been exposed", "nothing-to-void")
+
+            refused(await no("clear"), "there is no alarm to clear", "no-alarm")
+            lookout.reader.no_read()
+            await until(lookout.daemon, lambda t: t.alarms)
+            refused(await no("clear", "gap"), "there is no gap alarm to clear", "no-alarm")
+            await entered("clear", "noread")
+            assert (await lookout.state())["alarms"] == []
+
+            await lookout.deal(*pack[:49])
+            await entered("call", "Bob", "J", "Q", "K", "2")
+            assert (await entered("call", "--take-back", "Bob")).startswith(
+                "remove player=Bob call=True\n"
+            )
+            assert (await lookout.state())["calls"] == []
+            refused(
+                await no("call", "--take-back", "Bob"),
+                "Bob has no call to take back",
+                "nothing-to-remove",
+            )
+            assert (await no("call", "--take-back", "Bob", "J"))[0] == 2
+
+            await lookout.deal(*pack[49:])
+            await entered("close")
+            refused(
+                await no("join", "Ann"), "no session: seat the participants first", "no-session"
+            )
+            await entered("shuffle")
+            assert (await lookout.state())["pack"]["exposed"] == []
+
+    asyncio.run(scenario())
+
+
+def test_bets_and_removes_on_two_ranks_and_the_high_card_at_a_house_table(tmp_path):
+    console_config(tmp_path)
+    config = tmp_path / "config.toml"
+    config.write_text(config.read_text() + '\n[rules]\nprofile = "house"\n')
+    table = ("--config", str(config))
+
+    async def scenario():
+        async with console_table(tmp_path) as lookout:
+
+            async def entered(*args: str) -> str:
+                status, out, err = await faro_pi(*args, *table)
+                assert (status, err) == (0, ""), (args, err)
+                return out
+
+            await entered("seat", "Ann", "Bob", "Cy", "--banker", "Cy")
+            assert (await entered("bet", "Ann", "3", "--ranks", "9", "10")).startswith(
+                "bet player=Ann ranks=9,10 weight=3 copper=False\n"
+            )
+            await entered("bet", "Ann", "1", "--high-card", "--copper")
+            state = await lookout.state()
+            assert [
+                (p.get("ranks"), p.get("high_card"), p["copper"]) for p in state["predictions"]
+            ] == [
+                (["9", "10"], None, False),
+                (None, True, True),
+            ]
+            status, out, err = await faro_pi("bet", "Ann", "--ranks", "9", "10", "3", *table)
+            assert (status, out) == (2, "")
+            assert err == (
+                "faro-pi bet: give PLAYER RANK WEIGHT, or PLAYER WEIGHT with --ranks R R [R R] "
+                "or --high-card (the weight before --ranks)\n"
+            )
+            refused(
+                await faro_pi("remove", "Ann", "--high-card", "--ordinary", *table),
+                "Ann has no ordinary bet on the high card",
+                "nothing-to-remove",
+            )
+            await entered("remove", "Ann", "--high-card")
+            await entered("remove", "Ann", "--ranks", "10", "9")
+            assert (await lookout.state())["predictions"] == []
+
+    asyncio.run(scenario())
+
+
+def test_without_config_or_url_the_client_says_where_it_looked(tmp_path, monkeypatch, capsys):
+    from faro_pi import cli
+
+    monkeypatch.delenv(cli.CONFIG_VARIABLE, raising=False)
+    monkeypatch.setattr(cli, "INSTALLED_CONFIG", tmp_path / "etc" / "config.toml")
+    assert cli.main(["status"]) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err == (
+        "faro-pi: no config: give --config FILE (or --url and --token), set FARO_PI_CONFIG, "
+        f"or install one at {tmp_path}/etc/config.toml (sudo make install)\n"
+    )
+    assert cli.main(["export"]) == 2
+    assert "no config: give --config FILE, set FARO_PI_CONFIG" in capsys.readouterr().err
+
+
+def test_the_config_is_the_variables_then_the_installed_one():
+    from faro_pi.cli import config_path
+
+    installed = Path(__file__)  # any file that exists
+    assert config_path({"FARO_PI_CONFIG": "/x/table.toml"}, installed) == "/x/table.toml"
+    assert config_path({"FARO_PI_CONFIG": ""}, installed) == str(installed)
+    assert config_path({}, installed) == str(installed)
+    assert config_path({}, installed.with_name("missing.toml")) is None

@@ -226,7 +226,62 @@ def test_install_puts_every_file_where_the_unit_looks_for_it(tmp_path):
     ):
         assert f"skipped (DESTDIR): {command}" in out
     assert "\n+ " not in out
-    assert sorted(p.relative_to(tmp_path).parts[0] for p in tmp_path.iterdir()) == ["etc", "opt"]
+    assert sorted(p.relative_to(tmp_path).parts[0] for p in tmp_path.iterdir()) == [
+        "etc",
+        "opt",
+        "usr",
+    ]
+
+
+def test_install_links_the_command_for_every_login(tmp_path):
+    out = install(tmp_path)
+    link = tmp_path / "usr/local/bin/faro-pi"
+    assert link.is_symlink() and os.readlink(link) == "/opt/faro-pi/bin/faro-pi"
+    assert f"linked {link} to /opt/faro-pi/bin/faro-pi" in out
+    install(tmp_path, PREFIX="/srv/table")  # a reinstall elsewhere moves the link with it
+    assert os.readlink(link) == "/srv/table/bin/faro-pi"
+
+
+def test_install_leaves_a_command_that_is_not_its_link_alone(tmp_path):
+    command = tmp_path / "usr/local/bin/faro-pi"
+    command.parent.mkdir(parents=True)
+    command.write_text("#!/bin/sh\necho another faro-pi\n")
+    out = install(tmp_path)
+    assert command.read_text() == "#!/bin/sh\necho another faro-pi\n"
+    assert f"left {command} alone: it is not a link" in out
+    run_script(UNINSTALL, tmp_path)
+    assert command.exists()
+
+
+def test_the_lookouts_group_reads_the_config_and_the_token(tmp_path):
+    """A login in the group faro-pi runs the command line's clients: the modes allow it."""
+    token = tmp_path / "var/lib/faro-pi/console.token"
+    token.parent.mkdir(parents=True)
+    token.write_text("made-by-an-older-faro-pi\n")
+    token.chmod(0o600)
+    config = tmp_path / "etc/faro-pi/config.toml"
+    out = install(tmp_path)
+    assert stat.S_IMODE(token.stat().st_mode) == 0o640
+    assert stat.S_IMODE(config.stat().st_mode) == 0o640
+    assert stat.S_IMODE(config.parent.stat().st_mode) == 0o750
+    assert "skipped (DESTDIR): chown root:faro-pi /etc/faro-pi /etc/faro-pi/config.toml" in out
+    config.chmod(0o600)  # an edited config, kept: its mode is set again
+    out = install(tmp_path)
+    assert stat.S_IMODE(config.stat().st_mode) == 0o640
+    assert "sudo usermod -aG faro-pi " in out
+
+
+def test_the_install_steps_say_how_to_use_the_command_line_and_open_the_console():
+    steps = (ROOT / "hardware" / "README.md").read_text()
+    steps = steps[steps.index("## Raspberry Pi OS and the install") :]
+    for needed in (
+        "sudo usermod -aG faro-pi",
+        "/usr/local/bin/faro-pi",
+        'host = "0.0.0.0"',
+        "console.token",
+        "anyone on",
+    ):
+        assert needed in steps, needed
 
 
 def test_install_says_how_to_turn_i2c_on_and_spi_off_on_this_machine(tmp_path):
@@ -307,6 +362,7 @@ def test_uninstall_removes_the_install_but_keeps_the_journal(tmp_path):
     assert not (tmp_path / "etc/systemd/system/faro-pi.service").exists()
     assert not (tmp_path / "etc/udev/rules.d/99-faro-reader.rules").exists()
     assert not (tmp_path / "opt/faro-pi").exists()
+    assert not (tmp_path / "usr/local/bin/faro-pi").is_symlink()
     assert not (tmp_path / "etc/faro-pi").exists()  # the config was still the example
     assert journal_path.read_bytes() == kept
     assert f"kept the journal in {tmp_path}/var/lib/faro-pi" in out

@@ -2,8 +2,9 @@
 
 Thin, over HTTP, with the standard library only: each command posts one event
 (or reads the state) and prints the console's answer; the rules are the
-daemon's. The address and the token come from the table's config (the token
-file beside the journal), or from ``--url`` and ``--token``.
+daemon's, and a refusal prints the rule's message and exits 1. The address
+and the token come from the table's config (the token file beside the
+journal), or from ``--url`` and ``--token``.
 """
 
 from __future__ import annotations
@@ -15,7 +16,19 @@ import sys
 from faro_pi.console.state import describe
 from faro_pi.console.token import read_token, token_path
 from faro_pi.exc import ConfigError
-from faro_pi.service.config import load_config
+from faro_pi.service.config import ConsoleConfig, load_config
+
+JOIN_THE_GROUP = (
+    "add your login to the daemon's group (on the Pi: sudo usermod -aG faro-pi $USER, "
+    "then log in again)"
+)
+"""How a lookout's login comes to read the installed config and the console's token."""
+
+
+def console_url(settings: ConsoleConfig) -> str:
+    """Where the console answers on this machine: a wildcard address is reached on loopback."""
+    host = {"0.0.0.0": "127.0.0.1", "::": "::1"}.get(settings.host, settings.host)
+    return f"http://{f'[{host}]' if ':' in host else host}:{settings.port}"
 
 
 def _console_address(args: argparse.Namespace, *, writes: bool) -> tuple[str, str | None] | None:
@@ -25,9 +38,6 @@ def _console_address(args: argparse.Namespace, *, writes: bool) -> tuple[str, st
             print("faro-pi: --url needs --token to change anything", file=sys.stderr)
             return None
         return args.url.rstrip("/"), args.token
-    if not args.config:
-        print("faro-pi: give --config FILE (or --url and --token)", file=sys.stderr)
-        return None
     try:
         config = load_config(args.config)
     except ConfigError as exc:
@@ -36,8 +46,7 @@ def _console_address(args: argparse.Namespace, *, writes: bool) -> tuple[str, st
     if not config.console.enabled:
         print(f"faro-pi: {args.config}: the console is disabled (console.enabled)", file=sys.stderr)
         return None
-    host = {"0.0.0.0": "127.0.0.1", "::": "::1"}.get(config.console.host, config.console.host)
-    url = f"http://{f'[{host}]' if ':' in host else host}:{config.console.port}"
+    url = console_url(config.console)
     token = args.token or config.console.token
     if writes and token is None:
         path = token_path(config)
@@ -48,13 +57,22 @@ def _console_address(args: argparse.Namespace, *, writes: bool) -> tuple[str, st
                 f"faro-pi: no console token at {path} yet: has the daemon started?", file=sys.stderr
             )
             return None
+        except PermissionError:
+            print(
+                f"faro-pi: cannot read the console's token at {path} (permission denied): "
+                f"{JOIN_THE_GROUP}, or give --token",
+                file=sys.stderr,
+            )
+            return None
         except OSError as exc:
             print(f"faro-pi: cannot read the console's token: {exc}", file=sys.stderr)
             return None
     return url, token
 
 
-def _ask(url: str, token: str | None = None, event: dict | None = None) -> tuple[int, object]:
+def ask(
+    url: str, token: str | None = None, event: dict | None = None, *, timeout: float = 10
+) -> tuple[int, object]:
     """One request to the console: (HTTP status, decoded JSON answer); OSError if none came."""
     import urllib.error
     import urllib.request
@@ -68,7 +86,7 @@ def _ask(url: str, token: str | None = None, event: dict | None = None) -> tuple
         headers["Authorization"] = f"Bearer {token}"
     request = urllib.request.Request(url, data=data, headers=headers)
     try:
-        with urllib.request.urlopen(request, timeout=10) as answer:
+        with urllib.request.urlopen(request, timeout=timeout) as answer:
             return answer.status, json.loads(answer.read())
     except urllib.error.HTTPError as exc:
         with exc:
@@ -86,7 +104,7 @@ def _call_console(args: argparse.Namespace, path: str, event: dict | None = None
         return 2
     url, token = where
     try:
-        status, body = _ask(url + path, token, event)
+        status, body = ask(url + path, token, event)
     except (OSError, ValueError) as exc:
         reason = getattr(exc, "reason", exc)
         print(
@@ -130,23 +148,78 @@ def seat(args: argparse.Namespace) -> int:
     return _enter(args, event)
 
 
+def join(args: argparse.Namespace) -> int:
+    return _enter(args, {"type": "join", "player": args.player})
+
+
+def leave(args: argparse.Namespace) -> int:
+    return _enter(args, {"type": "leave", "player": args.player})
+
+
 def bet(args: argparse.Namespace) -> int:
-    event = {"type": "bet", "player": args.player, "rank": args.rank, "weight": args.weight}
-    return _enter(args, {**event, "copper": args.copper})
-
-
-def call(args: argparse.Namespace) -> int:
-    *ranks, weight = args.named
-    if len(ranks) != (0 if args.colours else 3):
+    if len(args.named) != (1 if args.ranks or args.high_card else 2):
         print(
-            "faro-pi call: give PLAYER R R R WEIGHT, or PLAYER --colours C C C WEIGHT",
+            "faro-pi bet: give PLAYER RANK WEIGHT, or PLAYER WEIGHT with --ranks R R [R R] "
+            "or --high-card (the weight before --ranks)",
             file=sys.stderr,
         )
         return 2
+    *rank, weight = args.named
+    weight = _weight("bet", weight)
+    if weight is None:
+        return 2
+    where = _place(args, rank[0] if rank else None)
+    event = {"type": "bet", "player": args.player, **where, "weight": weight}
+    return _enter(args, {**event, "copper": args.copper})
+
+
+def remove(args: argparse.Namespace) -> int:
+    event = {"type": "remove", "player": args.player, **_place(args, args.rank)}
+    if args.copper is not None:
+        event["copper"] = args.copper
+    return _enter(args, event)
+
+
+def _place(args: argparse.Namespace, rank: str | None) -> dict:
+    """Where a prediction sits, as given: on a rank, on two or four ``ranks``, on the high card.
+
+    Any mix is sent as it is, so that the rules refuse it in their own words.
+    """
+    where: dict = {} if rank is None else {"rank": rank}
+    if args.ranks:
+        where["ranks"] = args.ranks
+    if args.high_card:
+        where["high_card"] = True
+    return where
+
+
+def _weight(command: str, text: str) -> int | None:
+    """The weight as a whole number, or None after printing why not."""
     try:
-        weight = int(weight)
+        return int(text)
     except ValueError:
-        print(f"faro-pi call: the weight must be a whole number, not {weight!r}", file=sys.stderr)
+        print(
+            f"faro-pi {command}: the weight must be a whole number, not {text!r}", file=sys.stderr
+        )
+        return None
+
+
+def call(args: argparse.Namespace) -> int:
+    if args.take_back:
+        if args.named or args.colours:
+            print("faro-pi call: --take-back takes the PLAYER alone", file=sys.stderr)
+            return 2
+        return _enter(args, {"type": "remove", "player": args.player, "call": True})
+    if len(args.named) != (1 if args.colours else 4):
+        print(
+            "faro-pi call: give PLAYER R R R WEIGHT, PLAYER --colours C C C WEIGHT, "
+            "or --take-back PLAYER",
+            file=sys.stderr,
+        )
+        return 2
+    *ranks, weight = args.named
+    weight = _weight("call", weight)
+    if weight is None:
         return 2
     event = {"type": "call", "player": args.player, "weight": weight}
     if args.colours:
@@ -173,10 +246,31 @@ def card(args: argparse.Namespace) -> int:
     return _enter(args, {"type": "card", "card": args.code})
 
 
+def void(args: argparse.Namespace) -> int:
+    return _enter(args, {"type": "void"} | ({"card": args.code} if args.code else {}))
+
+
+def clear(args: argparse.Namespace) -> int:
+    return _enter(args, {"type": "clear"} | ({"kind": args.kind} if args.kind else {}))
+
+
+def shuffle(args: argparse.Namespace) -> int:
+    return _enter(args, {"type": "shuffle"})
+
+
+def close(args: argparse.Namespace) -> int:
+    return _enter(args, {"type": "close"})
+
+
 def subcommand(commands, name: str, help: str, run, **more) -> argparse.ArgumentParser:
     """A subcommand that talks to the running daemon's console."""
     command = commands.add_parser(name, help=help, **more)
-    command.add_argument("--config", metavar="FILE", help="the table's config (address, token)")
+    command.add_argument(
+        "--config",
+        metavar="FILE",
+        help="the table's config, for the address and the token "
+        "(default: $FARO_PI_CONFIG, then /etc/faro-pi/config.toml)",
+    )
     command.add_argument("--url", help="the console's address instead, e.g. http://host:8077")
     command.add_argument("--token", help="the console's token (default: from the config)")
     command.add_argument("--json", action="store_true", help="print the console's answer as JSON")

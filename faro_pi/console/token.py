@@ -2,7 +2,8 @@
 
 A token set in the configuration wins; otherwise the daemon makes one at its
 first start and keeps it in :data:`TOKEN_FILE` beside the journal, where the
-command line's clients on the same machine read it.
+command line's clients on the same machine read it: as its owner, or as
+logins in the daemon's group (``faro-pi`` on the Pi).
 """
 
 from __future__ import annotations
@@ -20,6 +21,9 @@ log = logging.getLogger("faro_pi")
 TOKEN_FILE = "console.token"
 """Beside the journal: the console's token when the configuration names none."""
 
+TOKEN_MODE = 0o640
+"""Its owner (the daemon) and its group (the lookouts' logins) read it; nobody else."""
+
 
 def token_path(config: Config) -> Path:
     """Where the generated token is kept: beside the journal, which the daemon owns."""
@@ -30,9 +34,10 @@ def console_token(settings: ConsoleConfig, path: Path) -> str:
     """The configured token, or the one kept at ``path`` (made there at the first start).
 
     The file is written whole under a temporary name, created with
-    ``O_EXCL`` and mode 0600, then linked into place, which fails rather
-    than replace a token another start has just made: every start sees one
-    complete token or none.
+    ``O_EXCL`` and mode 0640 (set past the umask: the service's is 0077),
+    then linked into place, which fails rather than replace a token another
+    start has just made: every start sees one complete token or none. Its
+    group is the daemon's, so the lookouts in that group can read it.
     """
     if settings.token is not None:
         return settings.token
@@ -42,9 +47,10 @@ def console_token(settings: ConsoleConfig, path: Path) -> str:
     while token.startswith("-"):  # it would read as an option on a command line
         token = secrets.token_urlsafe(32)
     spare = path.with_name(f".{path.name}.{os.getpid()}")
-    fd = os.open(spare, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    fd = os.open(spare, os.O_WRONLY | os.O_CREAT | os.O_EXCL, TOKEN_MODE)
     try:
         with open(fd, "w", encoding="utf-8") as file:
+            os.fchmod(file.fileno(), TOKEN_MODE)
             file.write(token + "\n")
             file.flush()
             os.fsync(file.fileno())
@@ -64,6 +70,6 @@ def read_token(path: Path) -> str:
     token = path.read_text(encoding="utf-8").strip()
     if not token:
         raise OSError(f"{path}: the console's token file is empty; delete it to make a new one")
-    if path.stat().st_mode & 0o077:
-        log.warning("console: %s can be read by others; chmod 600 it", path)
+    if path.stat().st_mode & 0o027:
+        log.warning("console: %s is open to others than its group; chmod 640 it", path)
     return token
