@@ -167,6 +167,17 @@ async def table_with_page(folder: Path, *, viewport=PHONE, token: str | None = T
             await browser.close()
 
 
+@contextlib.asynccontextmanager
+async def still_time(page):
+    """The page's clock stands still: taps inside are as quick as a finger's double tap."""
+    await page.clock.install()
+    await page.clock.pause_at(int(time.time() * 1000) + 1_000)
+    try:
+        yield
+    finally:
+        await page.clock.resume()
+
+
 def run(scenario) -> None:
     import asyncio
 
@@ -316,8 +327,11 @@ def test_predictions_are_placed_and_taken_off_by_tapping_the_layout(tmp_path):
             assert "copper" in await table.chips("K", "Bob").get_attribute("class")
             await page.tap("#copper")
             await table.pick("Ann", 4)
-            await table.spot("9").locator(".card").tap()
-            await table.spot("9").locator(".card").tap()  # stacks: Ann's 4 and 4 show as 8
+            # The same tap again at once is asked about; confirmed, it stacks: 4 and 4 show as 8.
+            async with still_time(page):
+                await table.spot("9").locator(".card").tap()
+                await table.spot("9").locator(".card").tap()
+            await page.tap("#again-confirm")
             await expect(table.chips("9")).to_have_text(["10", "8"])
             assert [(p.player, p.weight, p.copper) for p in table.daemon.table.predictions] == [
                 ("Bob", 10, False),
@@ -786,5 +800,66 @@ def test_the_page_says_a_right_call_pays_4_to_1(tmp_path):
                 "A right call pays 4 to 1 (1 to 1 with a pair in it)"
             )
             assert " for 1" not in await page.locator("body").inner_text()
+
+    run(scenario)
+
+
+def test_an_entry_is_taken_back_with_one_tap_for_five_seconds(tmp_path):
+    async def scenario():
+        async with table_with_page(tmp_path) as table:
+            page = table.page
+            table.enter(
+                {"type": "session", "seats": SEATS, "banker": "Cy"},
+                {"type": "bet", "player": "Ann", "rank": "9", "weight": 2, "copper": False},
+            )
+            offer, undo = page.locator("#undo-offer"), page.locator("#undo-entry")
+
+            def placed():
+                return [
+                    (p.player, p.rank, p.weight, p.copper) for p in table.daemon.table.predictions
+                ]
+
+            # A bet, taken back: exactly that bet goes, Ann's 2 from before stays.
+            await table.pick("Ann", 4)
+            await table.spot("9").locator(".card").tap()
+            await expect(offer).to_contain_text("Ann 4 on 9")
+            await expect(page.locator("#hint")).to_be_hidden()
+            await undo.tap()
+            await expect(offer).to_be_hidden()
+            await expect(table.chips("9")).to_have_text(["2"])
+            assert placed() == [("Ann", 9, 2, False)]
+
+            # Coppered, then taken back.
+            await page.tap("#copper")
+            await table.spot("K").locator(".card").tap()
+            await expect(table.chips("K", "Ann", copper=True)).to_have_text("4")
+            await undo.tap()
+            await expect(table.chips("K")).to_have_count(0)
+            await page.tap("#copper")
+
+            # Taken off, then put back.
+            await page.tap("#take-off")
+            await table.chips("9", "Ann").tap()
+            await expect(table.chips("9")).to_have_count(0)
+            await expect(offer).to_contain_text("Ann's ordinary bets taken off 9")
+            await undo.tap()
+            await expect(table.chips("9")).to_have_text(["2"])
+            await page.tap("#take-off")
+            assert placed() == [("Ann", 9, 2, False)]
+
+            # A quick second tap on the same card is asked about; "once" enters it once.
+            async with still_time(page):
+                await table.spot("5").locator(".card").tap()
+                await table.spot("5").locator(".card").tap()
+            await expect(page.locator("#again-dialog")).to_contain_text("Ann 4 on 5")
+            await page.tap("#again-cancel")
+            await expect(table.chips("5")).to_have_text(["4"])
+            assert placed() == [("Ann", 5, 4, False), ("Ann", 9, 2, False)]
+
+            # The undo is at hand for five seconds, then goes.
+            await expect(offer).to_be_visible()
+            await page.clock.run_for(5_000)
+            await expect(offer).to_be_hidden()
+            await expect(page.locator("#hint")).to_be_visible()
 
     run(scenario)

@@ -19,6 +19,7 @@ import {
   s,
   signed,
 } from "./dom.js";
+import { AGAIN_WITHIN, UNDO_FOR, inverse, said, same } from "./undo.js";
 
 (() => {
   // The felt (which rank lies where) comes with the state, from the rules engine's one layout.
@@ -101,6 +102,59 @@ import {
     }
     toast(body.error || `refused (${answer.status})`, body.rule);
     return null;
+  }
+
+  // -- entries the lookout can take back ---------------------------------------------------
+
+  let offered = null;
+  let offerTimer = null;
+
+  /** Posts an entry; once the table takes it, offers its undo for a few seconds in ``slot``. */
+  async function enter(event, slot = "felt-note") {
+    const before = state;
+    const body = await post(event);
+    if (body) offerUndo(event, inverse(event, before), slot);
+  }
+
+  function offerUndo(event, events, slot) {
+    const offer = $("undo-offer");
+    offered = events;
+    $("undo-text").textContent = said(event);
+    $(slot).append(offer);
+    offer.hidden = false;
+    $("hint").hidden = slot === "felt-note";
+    clearTimeout(offerTimer);
+    offerTimer = setTimeout(dropOffer, UNDO_FOR);
+  }
+
+  function dropOffer() {
+    clearTimeout(offerTimer);
+    offered = null;
+    $("undo-offer").hidden = true;
+    $("hint").hidden = false;
+  }
+
+  async function takeBack() {
+    const events = offered;
+    dropOffer();
+    for (const event of events || []) {
+      if (!(await post(event))) break;
+    }
+  }
+
+  let lastTap = { event: null, at: 0 };
+  let again = null;
+
+  /** A tap that enters ``event``; the same tap again at once is asked about, not doubled. */
+  function tapped(event, slot) {
+    const at = Date.now();
+    const twice = same(event, lastTap.event) && at - lastTap.at < AGAIN_WITHIN;
+    lastTap = { event: twice ? null : event, at };
+    if (!twice) return enter(event, slot);
+    again = { event, slot };
+    $("again-text").textContent = `${said(event)}: tapped twice. Enter it a second time?`;
+    $("again-dialog").returnValue = "";
+    $("again-dialog").showModal();
   }
 
   function listen() {
@@ -332,7 +386,7 @@ import {
             dataset: { player: c.player, weight: c.weight, copper: c.copper },
             title: `${c.player}: ${c.weight}${c.copper ? " coppered" : ""} on ${where}`,
             "aria-label": `Take ${c.player}'s ${c.weight}${c.copper ? " coppered" : ""} off ${where}`,
-            onclick: () => post(remove(c)),
+            onclick: () => enter(remove(c)),
           },
           String(c.weight),
         ),
@@ -456,8 +510,8 @@ import {
   function tapPlace(place) {
     if (!state.seats.length) return toast("Seat the table first.");
     if (!picks.player) return toast("Pick a player first.");
-    if (picks.takeOff) return post({ type: "remove", player: picks.player, ...placeFields(place) });
-    return post({
+    if (picks.takeOff) return enter({ type: "remove", player: picks.player, ...placeFields(place) });
+    return tapped({
       type: "bet",
       player: picks.player,
       ...placeFields(place),
@@ -693,12 +747,15 @@ import {
                 dataset: { order: named.join(" ") },
                 "aria-label": `${player} calls ${named.join(", ")} for ${picks.weight}; chance ${o.fraction}`,
                 onclick: () =>
-                  post({
-                    type: "call",
-                    player,
-                    weight: picks.weight,
-                    ...(o.order ? { order: o.order } : { colours: o.colours }),
-                  }),
+                  tapped(
+                    {
+                      type: "call",
+                      player,
+                      weight: picks.weight,
+                      ...(o.order ? { order: o.order } : { colours: o.colours }),
+                    },
+                    "call-note",
+                  ),
               },
               h("span", { class: "named" }, named.join(" · ")),
               h("span", { class: "chance" }, formatChance(o.chance, o.fraction)),
@@ -728,6 +785,22 @@ import {
         : []),
     ];
     $("call-list").replaceChildren(...items);
+    // While calls are taken, a player's calls can be taken back (all of them at once).
+    const callers = atThree && state.entries === "open" ? [...new Set(state.calls.map((c) => c.player))] : [];
+    $("call-back").replaceChildren(
+      ...callers.map((name) =>
+        h(
+          "button",
+          {
+            type: "button",
+            class: "quiet small",
+            dataset: { player: name },
+            onclick: () => enter({ type: "remove", player: name, call: true }, "call-note"),
+          },
+          `Take back ${name}'s calls`,
+        ),
+      ),
+    );
   }
 
   function formatChance(chance, fraction) {
@@ -1088,6 +1161,14 @@ import {
     $("take-off").addEventListener("click", () => {
       picks.takeOff = !picks.takeOff;
       drawPickers();
+    });
+
+    $("undo-entry").addEventListener("click", takeBack);
+    const againDialog = $("again-dialog");
+    againDialog.addEventListener("close", () => {
+      const asked = again;
+      again = null;
+      if (asked && againDialog.returnValue === "again") enter(asked.event, asked.slot);
     });
 
     $("lock").addEventListener("click", () => post({ type: "lock" }));
