@@ -508,3 +508,45 @@ def test_void_in_a_later_pack_keeps_the_earlier_packs_and_the_bank():
     assert table.banker == banker
     assert table.pack.number == 2
     assert [c.code for c in table.pack.exposed] == ["5H", "KD"]
+
+
+def test_alarms_of_one_kind_coalesce_into_a_count_and_the_latest():
+    table = seated("Ann")
+    for i in range(3000):
+        table.apply(AlarmEvent("refused", f"card {i}", parse_card("KD")))
+    table.apply(AlarmEvent("noread", "a card passed unread"))
+    assert [(a.kind, a.text) for a in table.alarms] == [
+        ("refused", "card 2999"),
+        ("noread", "a card passed unread"),
+    ]
+    assert table.state.alarm_counts == {"refused": 3000, "noread": 1}
+    table.apply(Clear("refused"))
+    assert table.state.alarm_counts == {"noread": 1}
+    table.apply(AlarmEvent("refused", "again"))
+    assert table.state.alarm_counts == {"noread": 1, "refused": 1}
+
+
+def test_a_weight_over_the_table_limit_is_refused_and_the_limit_is_the_session_s():
+    from faro_pi.game.decode import event_from_json
+
+    table = Table()
+    table.apply(event_from_json({"type": "session", "seats": ["Ann", "Bank"], "limit": 100,
+                                 "banker": "Bank"}))  # fmt: skip
+    bet(table, "Ann", "9", 100)
+    refused(table, Bet("Ann", 9, 102), "limit")
+    refused(table, Call("Ann", 102, order=(1, 2, 3)), "limit")
+    unlimited = seated("Ann")
+    bet(unlimited, "Ann", "9", 10**9)
+    refused(unlimited, Bet("Ann", 9, 2**70), "limit")
+    with pytest.raises(Refused):
+        event_from_json({"type": "session", "seats": ["Ann", "Bank"], "limit": 0})
+    with pytest.raises(Refused):
+        event_from_json({"type": "session", "seats": ["Ann", "Bank"], "limit": 10**10})
+
+
+def test_no_weight_is_taken_once_a_balance_nears_the_largest_exact_number():
+    from faro_pi.game.rules import BALANCE_GUARD
+
+    table = seated("Ann")
+    table.state.balances["Ann"] = BALANCE_GUARD + 1
+    refused(table, Bet("Ann", 9, 2), "balance")

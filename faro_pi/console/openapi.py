@@ -83,7 +83,7 @@ _CALL = _object(
 _STATE = _object(
     {
         "version": {**_INT, "description": "Rises with every change, across restarts too."},
-        "profile": {"const": "teaching"},
+        "profile": {"enum": ["teaching", "house"]},
         "pack": _object(
             {
                 "number": _INT,
@@ -132,8 +132,17 @@ _STATE = _object(
         "alarms": {
             "type": "array",
             "items": _object(
-                {"kind": {"enum": list(ALARM_KINDS)}, "text": _STR, "card": _NULLABLE_STR},
-                ("kind", "text", "card"),
+                {
+                    "kind": {"enum": list(ALARM_KINDS)},
+                    "text": _STR,
+                    "card": _NULLABLE_STR,
+                    "count": {
+                        **_INT,
+                        "description": "Alarms of this kind since it was last cleared; "
+                        "the text and card are the latest's.",
+                    },
+                },
+                ("kind", "text", "card", "count"),
             ),
         },
     },

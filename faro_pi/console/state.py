@@ -66,7 +66,12 @@ def state(table: Table, version: int) -> dict[str, Any]:
         "balances": dict(table.balances),
         "leaders": table.leaders,
         "alarms": [
-            {"kind": a.kind, "text": a.text, "card": a.card.code if a.card else None}
+            {
+                "kind": a.kind,
+                "text": a.text,
+                "card": a.card.code if a.card else None,
+                "count": table.state.alarm_counts.get(a.kind, 1),
+            }
             for a in table.alarms
         ],
     }

@@ -36,7 +36,7 @@ from faro_pi.game.events import (
     Void,
 )
 from faro_pi.game.exc import Refused
-from faro_pi.game.profile import DEFAULT_PROFILE, options_for
+from faro_pi.game.profile import DEFAULT_PROFILE, MAX_WEIGHT, options_for
 
 MAX_NAME = 24
 """Code points in a participant's name, so that it fits the OLED and a log line."""
@@ -95,13 +95,15 @@ def _session(obj: dict) -> Session:
     banker = obj.get("banker")
     if banker is not None:
         banker = seat_name(banker, "banker")
-    profile, options = obj.get("profile"), obj.get("options")
+    profile, options, limit = obj.get("profile"), obj.get("options"), obj.get("limit")
+    if limit is not None and (type(limit) is not int or not 1 <= limit <= MAX_WEIGHT):
+        raise Refused("limit", f"'limit' is a whole number from 1 to {MAX_WEIGHT:,}, not {limit!r}")
     if profile is None and options is None:
-        return Session(tuple(seats), banker)
+        return Session(tuple(seats), banker, limit=limit)
     rules = options_for(DEFAULT_PROFILE if profile is None else profile, options)
     if options is None:
         rules = None  # the profile alone says it all
-    return Session(tuple(seats), banker, profile, rules)
+    return Session(tuple(seats), banker, profile, rules, limit)
 
 
 def _card(obj: dict) -> CardDrawn:

@@ -33,6 +33,8 @@ class Session(msgspec.Struct, frozen=True):
     banker: str | None
     profile: str | None = None
     options: Options | None = None
+    limit: int | None = None
+    """The largest weight of one bet or call (the bank's limit); None: the largest there is."""
 
 
 class CardDrawn(msgspec.Struct, frozen=True):
@@ -163,6 +165,8 @@ def _session(e: Session) -> dict[str, Any]:
         obj["profile"] = e.profile
     if e.options is not None:
         obj["options"] = options_json(e.options)
+    if e.limit is not None:
+        obj["limit"] = e.limit
     return obj
 
 

@@ -50,6 +50,8 @@ PROFILES: dict[str, Options] = {
     ),
 }
 DEFAULT_PROFILE = "teaching"
+MAX_WEIGHT = 10**9
+"""The largest table limit: a session that names none takes this one."""
 OPTION_KEYS: tuple[str, ...] = Options.__struct_fields__
 
 

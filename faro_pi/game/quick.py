@@ -50,6 +50,7 @@ class _Wire(msgspec.Struct, frozen=True, tag_field="type"):
 class _Session(_Wire, tag="session"):
     seats: list[str]
     banker: str | None = None
+    limit: Any = _UNSET
     profile: str | msgspec.UnsetType = _UNSET
     options: Any = _UNSET
 
@@ -174,7 +175,7 @@ def _quick_bet(w: _Bet) -> Bet:
 
 
 def _quick_session(w: _Session) -> Session:
-    if w.options is not _UNSET:
+    if w.options is not _UNSET or w.limit is not _UNSET:
         raise _LongWay
     profile = None if w.profile is _UNSET else w.profile
     if profile is not None and profile not in PROFILES:

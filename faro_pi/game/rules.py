@@ -48,6 +48,11 @@ from faro_pi.game.profile import Options
 from faro_pi.game.settle import PackRecord, Pair, settle_calls, settle_pair, take_off
 from faro_pi.game.state import TableState, require_open
 
+BALANCE_GUARD = 2**52
+"""Past this no new weight is taken, so no balance passes 2**53 - 1, the largest whole number
+a browser's JavaScript (and a float) holds exactly: with weights of at most MAX_WEIGHT, that
+would take millions of the largest predictions standing at once."""
+
 
 class Table:
     """The whole state of a Faro table, changed only by :meth:`apply`."""
@@ -190,6 +195,16 @@ class Table:
                 )
         elif type(weight) is not int or weight <= 0:
             raise Refused("weight", f"a weight must be a positive whole number, not {weight!r}")
+        s = self.state
+        if weight > s.limit:
+            raise Refused(
+                "limit", f"the table's limit is {s.limit:,}: a weight of {weight:,} is over it"
+            )
+        if s.balances and max(map(abs, s.balances.values())) > BALANCE_GUARD:
+            raise Refused(
+                "balance",
+                "a balance is past what the table can keep to the point: close the session",
+            )
 
     def _bet(self, bet: Bet) -> None:
         self._entrant(bet.player)
@@ -359,7 +374,9 @@ class Table:
         self.state, self.pack_log, self.dropped = rebuilt.state, rebuilt.pack_log, dropped
 
     def _alarm(self, alarm: Alarm) -> None:
-        self.state.alarms.append(alarm)
+        s = self.state
+        s.alarms = [*(a for a in s.alarms if a.kind != alarm.kind), alarm]
+        s.alarm_counts[alarm.kind] = s.alarm_counts.get(alarm.kind, 0) + 1
 
     def _clear(self, clear: Clear) -> None:
         alarms = self.state.alarms
@@ -368,6 +385,7 @@ class Table:
             which = "" if clear.kind is None else f"{clear.kind} "
             raise Refused("no-alarm", f"there is no {which}alarm to clear")
         self.state.alarms = standing
+        self.state.alarm_counts = {a.kind: self.state.alarm_counts[a.kind] for a in standing}
 
 
 def _check_colours(call: Call, left: list[Card], rank: int) -> None:

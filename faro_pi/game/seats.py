@@ -13,7 +13,7 @@ from __future__ import annotations
 from faro_pi.game.events import Close, Join, Leave, Session
 from faro_pi.game.exc import Refused
 from faro_pi.game.pack import Stage
-from faro_pi.game.profile import DEFAULT_PROFILE, PROFILES
+from faro_pi.game.profile import DEFAULT_PROFILE, MAX_WEIGHT, PROFILES
 from faro_pi.game.state import TableState, require_open
 
 MIN_SEATS, MAX_SEATS = 2, 10
@@ -40,6 +40,7 @@ def seat(state: TableState, session: Session) -> None:
     state.balances = dict.fromkeys(names, 0)
     state.profile = session.profile or DEFAULT_PROFILE
     state.options = session.options or PROFILES[state.profile]
+    state.limit = session.limit or MAX_WEIGHT
 
 
 def _seated(state: TableState) -> None:

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field, fields
 from faro_pi.game.events import Alarm, Bet, Call
 from faro_pi.game.exc import Refused
 from faro_pi.game.pack import OPEN_AT, Entries, Pack, Stage, entries, stage
-from faro_pi.game.profile import DEFAULT_PROFILE, PROFILES, Options
+from faro_pi.game.profile import DEFAULT_PROFILE, MAX_WEIGHT, PROFILES, Options
 from faro_pi.game.settle import Pair, Settlement
 
 
@@ -32,6 +32,9 @@ class TableState:
     """Predictions by rank (index 1..13), so a pair touches only two lists."""
     calls: list[Call] = field(default_factory=list)
     alarms: list[Alarm] = field(default_factory=list)
+    """The latest standing alarm of each kind, oldest kind first."""
+    alarm_counts: dict[str, int] = field(default_factory=dict)
+    """How many alarms of each standing kind were raised since it was last cleared."""
     pairs: list[Pair] = field(default_factory=list)
     """The pairs of the current pack, in order, with their settlements."""
     call_results: tuple[Settlement, ...] = ()
@@ -41,6 +44,8 @@ class TableState:
     profile: str = DEFAULT_PROFILE
     options: Options = PROFILES[DEFAULT_PROFILE]
     """The house rules of the session, from its event."""
+    limit: int = MAX_WEIGHT
+    """The largest weight of one bet or call, from the session (the bank's limit)."""
     nights: tuple[tuple[tuple[str, int], ...], ...] = ()
     """The results of every closed session, in order: (name, balance) in table order."""
 

@@ -36,7 +36,7 @@ from faro_pi.game.events import (
     Shuffle,
     Void,
 )
-from faro_pi.game.profile import OPTION_KEYS, PROFILES
+from faro_pi.game.profile import MAX_WEIGHT, OPTION_KEYS, PROFILES
 from faro_pi.game.seats import MAX_SEATS, MIN_SEATS
 
 NAME = {"type": "string", "minLength": 1, "description": "a participant's name"}
@@ -53,6 +53,7 @@ CARD = {
 WEIGHT = {
     "type": "integer",
     "minimum": 1,
+    "maximum": MAX_WEIGHT,
     "description": "A positive whole number; the teaching rules (even_weights) want it even, "
     "so that a split halves it exactly.",
 }
@@ -94,6 +95,13 @@ FIELDS: dict[str, dict[str, Any]] = {
         "description": "With remove: takes back every call the player has made on the last three.",
     },
     "profile": {"type": "string", "enum": list(PROFILES)},
+    "limit": {
+        "type": "integer",
+        "minimum": 1,
+        "maximum": MAX_WEIGHT,
+        "description": "The largest weight of one bet or call; without it the table's configured "
+        "limit is journaled with the session.",
+    },
     "options": {
         "type": "object",
         "description": "House-rule options over the profile's, by name.",

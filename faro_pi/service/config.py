@@ -26,7 +26,7 @@ from typing import Any, get_args, get_type_hints
 import msgspec
 
 from faro_pi.exc import ConfigError
-from faro_pi.game.profile import OPTION_KEYS, PROFILES, Options
+from faro_pi.game.profile import MAX_WEIGHT, OPTION_KEYS, PROFILES, Options
 from faro_pi.service.config_keys import REQUIRED, Invalid, Key, check, kind_name, reference_row
 
 PIN_FACTORY_VARIABLE = "GPIOZERO_PIN_FACTORY"
@@ -142,6 +142,8 @@ class RulesConfig:
     profile: str = _key("teaching", "Rules of a session that names none: the teaching rule "
                                     "card or the 19th-century house.",
                         choices=("teaching", "house"))
+    table_limit: int = _key(10_000, "The largest weight of one bet or call (the bank's limit).",
+                            low=1, high=MAX_WEIGHT)
     even_weights: bool | None = _key(None, "Weights must be even. " + _UNSET_OPTION)
     remove_dead: bool | None = _key(None, "A bet whose ranks are all out comes off. "
                                           + _UNSET_OPTION)

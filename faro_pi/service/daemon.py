@@ -159,10 +159,18 @@ class Daemon:
         try:
             self.table.apply(event)
         except Refused as exc:
-            self._journal(event, refused=str(exc), link_seq=seq)
-            log.warning("refused %s: %s", _short(event), exc)
             card = event.card if isinstance(event, CardDrawn) else None
-            asyncio.get_running_loop().call_soon(self.submit, Alarm("refused", exc.message, card))
+            alarm = Alarm("refused", exc.message, card)
+            self.table.apply(alarm)  # an alarm is never refused
+            try:
+                self.journal.append_together(event, alarm, str(exc), seq)
+            except JournalError as failed:
+                self.fail(failed)
+                raise
+            self._when_quiet()
+            log.warning("refused %s: %s", _short(event), exc)
+            self._untold.append(alarm)
+            asyncio.get_running_loop().call_soon(self._tell)
             return exc
         self._journal(event, link_seq=seq)
         self._untold.append(event)
@@ -275,7 +283,8 @@ class Daemon:
             profile, options = self.config.rules.profile, self.config.rules.options()
         profile = profile or DEFAULT_PROFILE
         options = options or PROFILES[profile]
-        return Session(session.seats, banker, profile, options)
+        limit = session.limit or self.config.rules.table_limit
+        return Session(session.seats, banker, profile, options, limit)
 
     # -- the shoe's buttons -----------------------------------------------------
 
@@ -307,10 +316,17 @@ class Daemon:
         return text
 
 
+LOG_LINE = 300
+"""Characters of an event in a log line: a refused thousand-seat session says enough in that."""
+
+
 def _short(event: Event) -> str:
+    """The event in one log line: control characters escaped, and no longer than LOG_LINE."""
     obj = event_to_json(event)
     kind = obj.pop("type")
-    return kind + (" " + " ".join(f"{k}={v}" for k, v in obj.items()) if obj else "")
+    text = kind + (" " + " ".join(f"{k}={v}" for k, v in obj.items()) if obj else "")
+    text = "".join(c if c.isprintable() else c.encode("unicode_escape").decode() for c in text)
+    return text if len(text) <= LOG_LINE else text[: LOG_LINE - 1] + "…"
 
 
 async def serve(

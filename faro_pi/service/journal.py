@@ -124,6 +124,29 @@ class Journal:
                 f"{self.path}: cannot append, the event is not journalled: {exc}", "cannot-write"
             ) from exc
 
+    def append_together(self, first: Event, then: Event, refused: str, link_seq: int | None) -> int:
+        """Journals a refused reading (``first``) and the alarm it raises (``then``) at once.
+
+        One transaction: a crash leaves both rows or neither, so a dealt card
+        the rules refused is never on disk without the alarm that tells the table.
+        """
+        now = time.time()
+        rows = [
+            (now, _encoder.encode(event_to_json(first)), refused, link_seq),
+            (now, _encoder.encode(event_to_json(then)), None, None),
+        ]
+        self._since_checkpoint += 2
+        try:
+            with self._db:
+                self._db.execute("BEGIN")
+                for row in rows:
+                    last = self._db.execute(_INSERT, row).lastrowid
+        except sqlite3.Error as exc:
+            raise JournalError(
+                f"{self.path}: cannot append, the event is not journalled: {exc}", "cannot-write"
+            ) from exc
+        return last
+
     def checkpoint(self) -> None:
         """Folds the write-ahead log back into the file, at a quiet moment.
 
