@@ -311,6 +311,8 @@ def test_predictions_are_placed_and_taken_off_by_tapping_the_layout(tmp_path):
 
             # The teaching table has no places between the cards and no high-card space.
             await expect(page.locator("#rules")).to_contain_text("Teaching rules: even weights")
+            weights = ["2", "4", "6", "10", "20", "50", "100"]
+            await expect(page.locator("#weights .weight")).to_have_text(weights)
             await expect(page.locator("#layout .between, #layout .high-card")).to_have_count(0)
 
             await table.pick("Bob", 10)
@@ -378,6 +380,9 @@ def test_house_rules_put_bets_between_the_cards_and_on_the_high_card(tmp_path):
             table.enter({"type": "session", "seats": SEATS, "banker": "Cy", "profile": "house"})
             await expect(page.locator("#rules")).to_contain_text("House rules: odd weights")
             await expect(page.locator("#rules")).to_contain_text("high card, combinations")
+            # Odd weights too, under the house's rules.
+            weights = ["1", "2", "3", "4", "5", "6", "10", "25", "50", "100"]
+            await expect(page.locator("#weights .weight")).to_have_text(weights)
 
             def between(place: str):
                 return page.locator(f'#layout .between[data-place="{place}"]')
@@ -438,6 +443,14 @@ def test_house_rules_put_bets_between_the_cards_and_on_the_high_card(tmp_path):
             await expect(moves.filter(has_text="Bob +6")).to_contain_text("on high card")
             title = await moves.filter(has_text="Ann +4").get_attribute("title")
             assert title == "Ann +4 (won on 9-10)"
+
+            # An odd weight, as the house allows.
+            await table.pick("Ann", 3)
+            await table.spot("J").locator(".card").tap()
+            await expect(table.chips("J", "Ann")).to_have_text("3")
+            assert ("Ann", 11, 3) in [
+                (p.player, p.rank, p.weight) for p in table.daemon.table.predictions
+            ]
 
     run(scenario)
 

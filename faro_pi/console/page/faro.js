@@ -23,7 +23,9 @@ import { AGAIN_WITHIN, UNDO_FOR, inverse, said, same } from "./undo.js";
 
 (() => {
   // The felt (which rank lies where) comes with the state, from the rules engine's one layout.
-  const WEIGHTS = [2, 4, 6, 10, 20, 50, 100];
+  // The weights offered: even ones for the teaching rules, odd ones too when the house allows.
+  const EVEN_WEIGHTS = [2, 4, 6, 10, 20, 50, 100];
+  const ANY_WEIGHTS = [1, 2, 3, 4, 5, 6, 10, 25, 50, 100];
   // One colour a seat, light enough for dark text on the chip and for a line on the chart.
   // None is near the copper marker's orange-brown, so a coppered check reads as coppered.
   const PALETTE = [
@@ -571,8 +573,11 @@ import { AGAIN_WITHIN, UNDO_FOR, inverse, said, same } from "./undo.js";
         ),
       ),
     );
+    const weights = (state.options || {}).even_weights === false ? ANY_WEIGHTS : EVEN_WEIGHTS;
+    if (!weights.includes(picks.weight)) picks.weight = weights.includes(2) ? 2 : weights[0];
+    $("weights").dataset.count = weights.length;
     $("weights").replaceChildren(
-      ...WEIGHTS.map((w) =>
+      ...weights.map((w) =>
         h(
           "button",
           {
