@@ -112,7 +112,9 @@ def _logging(verbose: bool) -> None:
 
     prefix = "<%(priority)s>" if os.environ.get("JOURNAL_STREAM") else "%(levelname)s "
     handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(logging.Formatter(prefix + "%(message)s"))
+    from faro_pi.service.logline import OneLine
+
+    handler.setFormatter(OneLine(prefix + "%(message)s"))
     handler.addFilter(_priority)
     root = logging.getLogger("faro_pi")
     root.addHandler(handler)

@@ -275,3 +275,14 @@ def test_the_plain_protocol_reads_a_scanner_and_ignores_a_quick_repeat(tmp_path)
             assert exposed(daemon.table) == ["5H", "KD", "9C"]
 
     asyncio.run(scenario())
+
+
+def test_a_log_line_stays_one_line_whatever_a_name_holds():
+    import logging
+
+    from faro_pi.service.logline import OneLine
+
+    record = logging.LogRecord(
+        "faro_pi", logging.WARNING, "", 0, "refused %s", ("Ann\nINFO x\x1b[2J\x00",), None
+    )
+    assert OneLine("%(message)s").format(record) == "refused Ann\\nINFO x\\x1b[2J\\x00"

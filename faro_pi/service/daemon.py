@@ -40,6 +40,7 @@ from faro_pi.game.profile import DEFAULT_PROFILE, PROFILES
 from faro_pi.game.rules import Table
 from faro_pi.service.config import Config
 from faro_pi.service.journal import Journal
+from faro_pi.service.logline import one_line
 from faro_pi.service.systemd import Notifier
 
 log = logging.getLogger("faro_pi")
@@ -325,7 +326,7 @@ def _short(event: Event) -> str:
     obj = event_to_json(event)
     kind = obj.pop("type")
     text = kind + (" " + " ".join(f"{k}={v}" for k, v in obj.items()) if obj else "")
-    text = "".join(c if c.isprintable() else c.encode("unicode_escape").decode() for c in text)
+    text = one_line(text)
     return text if len(text) <= LOG_LINE else text[: LOG_LINE - 1] + "…"
 
 
