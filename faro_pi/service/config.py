@@ -17,17 +17,27 @@ naming the file and the key.
 from __future__ import annotations
 
 import os
+import re
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, get_args, get_type_hints
+from urllib.parse import urlsplit
 
 import msgspec
 
 from faro_pi.exc import ConfigError
 from faro_pi.game.profile import MAX_WEIGHT, OPTION_KEYS, PROFILES, Options
-from faro_pi.service.config_keys import REQUIRED, Invalid, Key, check, kind_name, reference_row
+from faro_pi.service.config_keys import (
+    REQUIRED,
+    Invalid,
+    Key,
+    check,
+    kind_name,
+    reference_row,
+    shown,
+)
 
 PIN_FACTORY_VARIABLE = "GPIOZERO_PIN_FACTORY"
 BCM_PINS = (0, 27)
@@ -168,7 +178,62 @@ class LogConfig:
     """How much the daemon says."""
 
     verbose: bool = _key(False, "Log every reader line and button press, not just table events.")
+
+
+@dataclass(frozen=True, slots=True)
+class FloorConfig:
+    """The floor of tables: the journal streamed to an MQTT broker (docs/floor.md)."""
+
+    broker: str | None = _key(None, "Broker the journal is sent to, `mqtt://HOST[:PORT]` or "
+                                    "`mqtts://HOST[:PORT]`; unset: no floor.")
+    table: str | None = _key(None, "This table's name on the floor (`a-z`, `0-9`, `-`); "
+                                   "needed with `broker`.")
+    username: str | None = _key(None, "User name at the broker; unset: none.")
+    password_file: Path | None = _key(None,  # noqa: RUF009 (a field, no default)
+                                      "File holding the broker's password (mode 0600); "
+                                      "relative to the config file's folder.")
+    ca_file: Path | None = _key(None,  # noqa: RUF009 (a field, no default)
+                                "CA certificate of an `mqtts://` broker; unset: the system's.")
+    prefix: str = _key("faro", "First level of the floor's topics, `PREFIX/TABLE/journal`.")
+
+    def problem(self) -> tuple[str, str] | None:
+        """The first key that does not fit with the others, and why; None when all fit."""
+        if self.table is not None and not TABLE_NAME.fullmatch(self.table):
+            return "table", f"{shown(self.table)} is not of a-z, 0-9 and - only"
+        if self.broker is None:
+            return None
+        address = broker_address(self.broker)
+        if address is None:
+            return "broker", f"{shown(self.broker)} is not mqtt://HOST[:PORT] or mqtts://HOST[:PORT]"
+        if self.table is None:
+            return "table", "a broker needs the table's name on the floor"
+        if not TABLE_NAME.fullmatch(self.prefix):
+            return "prefix", f"{shown(self.prefix)} is not of a-z, 0-9 and - only"
+        if self.password_file is not None and self.username is None:
+            return "password_file", "a password needs floor.username"
+        if self.ca_file is not None and not address[0]:
+            return "ca_file", "a CA certificate is for an mqtts:// broker"
+        return None
 # fmt: on
+
+
+TABLE_NAME = re.compile(r"[a-z0-9-]+")
+"""A table's name on the floor, and the floor's prefix: a level of a topic, safe as a file name."""
+
+
+def broker_address(url: str) -> tuple[bool, str, int] | None:
+    """(TLS, host, port) of ``mqtt://HOST[:PORT]`` or ``mqtts://HOST[:PORT]``, else None."""
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError:
+        return None
+    if parts.scheme not in ("mqtt", "mqtts") or not parts.hostname or parts.path not in ("", "/"):
+        return None
+    if parts.query or parts.fragment or parts.username or parts.password:
+        return None
+    tls = parts.scheme == "mqtts"
+    return tls, parts.hostname, port if port is not None else (8883 if tls else 1883)
 
 
 @dataclass(frozen=True, slots=True)
@@ -184,6 +249,7 @@ class Config:
     console: ConsoleConfig
     rules: RulesConfig
     log: LogConfig
+    floor: FloorConfig
 
     def pins(self) -> dict[str, int]:
         """Key → BCM pin of every wired GPIO, for the doctor and the wiring docs.
@@ -263,6 +329,9 @@ def parse_config(
         sections["gpio"]["pin_factory"] = _factory_from(environ[PIN_FACTORY_VARIABLE])
     base = Path(base_dir if base_dir is not None else ".").absolute()
     sections["journal"]["path"] = base / sections["journal"]["path"]
+    for key in ("password_file", "ca_file"):
+        if sections["floor"][key] is not None:
+            sections["floor"][key] = base / sections["floor"][key]
 
     config = Config(**{name: SCHEMA[name].cls(**values) for name, values in sections.items()})
     _check_together(source, config)
@@ -310,7 +379,8 @@ def _factory_from(value: str) -> object:
 
 
 def _check_together(source: str, config: Config) -> None:
-    """What no key can check alone: dimming needs OE wired, and no pin serves two keys."""
+    """What no key can check alone: dimming needs OE wired, no pin serves two keys, and
+    the floor's keys fit together."""
     leds = config.leds
     if leds.driver != "none" and leds.enable is None and leds.brightness != 1:
         raise ConfigError(
@@ -323,6 +393,8 @@ def _check_together(source: str, config: Config) -> None:
             raise ConfigError(
                 f"{source}: {dotted}: pin {pin} is already used by {owners[pin]}", dotted
             )
+    if (problem := config.floor.problem()) is not None:
+        raise ConfigError(f"{source}: floor.{problem[0]}: {problem[1]}", f"floor.{problem[0]}")
 
 
 def reference_markdown() -> str:
