@@ -16,18 +16,23 @@ import errno
 import logging
 import os
 import random
+import subprocess
+import sys
 import threading
 import time
+import tomllib
 from pathlib import Path
 from unittest import mock
 
 import luma.core.error
+import PIL
 import pytest
 from luma.core.interface.serial import i2c
 from luma.oled.device import sh1106, ssd1306
-from PIL import Image, ImageChops
+from PIL import Image, ImageChops, ImageDraw, ImageFont, features
 
 from faro_pi.devices import Output
+from faro_pi.devices.oled import aileron
 from faro_pi.devices.oled import display as display_module
 from faro_pi.devices.oled.display import TableDisplay
 from faro_pi.devices.oled.flush import SH1106, SSD1306, changed_runs, frame_pages, windows
@@ -39,7 +44,9 @@ from faro_pi.game.events import LOCK, SHUFFLE, Alarm, Bet, Call, CardDrawn, Clea
 from faro_pi.game.rules import Table
 from faro_pi.service.config import DisplayConfig
 from faro_pi.virtual.oled import VirtualOled
+from tests import oled_face
 
+ROOT = Path(__file__).parent.parent
 GOLDEN = Path(__file__).parent / "golden"
 pytestmark = pytest.mark.filterwarnings(
     # luma's own full-frame drivers, pushed through the bus here to compare, use it
@@ -176,6 +183,72 @@ def test_readme_pictures_are_the_goldens_four_times_larger():
         assert big.size == (WIDTH * 4, HEIGHT * 4)
         expected = golden.resize(big.size, Image.Resampling.NEAREST)
         assert ImageChops.difference(big, expected).getbbox() is None, path.name
+
+
+def test_the_screens_ask_pillow_for_no_font(monkeypatch):
+    # Pillow's fonts differ by version (load_default(size) needs 10.1, FreeType moves
+    # pixels), so the screens draw their type from kept pixels alone.
+    def refused(*args, **kwargs):
+        raise AssertionError("the OLED's screens must not draw through a Pillow font")
+
+    for name in ("truetype", "load_default", "load", "load_path", "FreeTypeFont"):
+        monkeypatch.setattr(ImageFont, name, refused)
+    monkeypatch.setattr(ImageDraw.ImageDraw, "text", refused)
+    for name, shot in screens().items():
+        golden = Image.open(GOLDEN / f"{name}.png").convert("1")
+        assert ImageChops.difference(golden, render(*shot)).getbbox() is None, name
+
+
+def pillow_floor() -> str:
+    """The oldest Pillow the project's dependencies allow, from pyproject.toml."""
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    (floor,) = (d.split(">=")[1] for d in project["dependencies"] if d.startswith("pillow>="))
+    return floor
+
+
+DRAW_GOLDENS = """
+import sys
+import PIL
+from PIL import Image, ImageChops
+from tests.test_display import GOLDEN, screens
+from faro_pi.devices.oled.screens import render
+print(PIL.__version__)
+for name, shot in screens().items():
+    golden = Image.open(GOLDEN / f"{name}.png").convert("1")
+    if ImageChops.difference(golden, render(*shot)).getbbox() is not None:
+        print("differs:", name)
+"""
+
+
+@pytest.mark.parametrize("version", [pillow_floor(), "9.4"], ids=["floor", "bookworm"])
+def test_the_goldens_are_drawn_on_the_oldest_pillow(version, cache):
+    """The screens on the Pillow the dependencies allow at the least, and on Bookworm's."""
+    target = cache.mkdir(f"pillow-{version}")
+    if not (target / "PIL").is_dir():
+        got = subprocess.run(
+            [sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
+             "--no-deps", "--only-binary=:all:", "--target", str(target), f"pillow=={version}.*"],
+            capture_output=True, text=True, timeout=300,
+        )  # fmt: skip
+        if got.returncode != 0:
+            pytest.skip(f"no Pillow {version} wheel to install: {got.stderr.strip()[-300:]}")
+    environ = {**os.environ, "PYTHONPATH": os.pathsep.join((str(target), str(ROOT)))}
+    drawn = subprocess.run(
+        [sys.executable, "-c", DRAW_GOLDENS],
+        capture_output=True, text=True, env=environ, cwd=ROOT, timeout=120,
+    )  # fmt: skip
+    assert drawn.returncode == 0, drawn.stderr
+    lines = drawn.stdout.splitlines()
+    assert lines[0].startswith(f"{version}."), lines  # that Pillow, not the virtualenv's
+    assert lines[1:] == []
+
+
+def test_the_kept_glyphs_are_what_freetype_drew():
+    """Made again from Pillow's Aileron, where the virtualenv has the Pillow that made them."""
+    here = f"Pillow {PIL.__version__}, FreeType {features.version('freetype2')}"
+    if here != aileron.MADE_WITH:
+        pytest.skip(f"made with {aileron.MADE_WITH}; here {here} may draw other pixels")
+    assert oled_face.module() == Path(aileron.__file__).read_text(encoding="utf-8")
 
 
 # -- the views ------------------------------------------------------------------------

@@ -1,9 +1,9 @@
 """What the OLED's screens are drawn with: the suits, the type, the words, the cards.
 
-Everything is drawn in Pillow's crisp one-bit mode, so every pixel is lit or
-dark and nothing is thresholded; the ranks are Pillow's own type made bold,
-the suits are bitmaps. Where each thing goes on the screen is
-:mod:`~faro_pi.devices.oled.screens`' business.
+Everything is one bit, so every pixel is lit or dark and nothing is
+thresholded: the type and the bold ranks are Aileron as FreeType drew it once
+(:mod:`~faro_pi.devices.oled.face`), the suits are bitmaps. Where each thing
+goes on the screen is :mod:`~faro_pi.devices.oled.screens`' business.
 """
 
 from __future__ import annotations
@@ -11,8 +11,9 @@ from __future__ import annotations
 import unicodedata
 from functools import cache
 
-from PIL import Image, ImageDraw, ImageFont
+from PIL import Image
 
+from faro_pi.devices.oled.face import MEDIUM, RANKS, SMALL, Face
 from faro_pi.game.cards import SUIT_SYMBOLS, Card, rank_name
 
 WIDTH, HEIGHT = 128, 64
@@ -170,22 +171,12 @@ def _suit(suit: str, small: bool) -> Image.Image:
     return bitmap((PIPS if small else SUITS)[suit])
 
 
-@cache
-def _font(size: int) -> ImageFont.FreeTypeFont:
-    """Pillow's own font (Aileron), so nothing but the installed packages is needed."""
-    return ImageFont.load_default(size)
+def small() -> Face:
+    return SMALL
 
 
-def small() -> ImageFont.FreeTypeFont:
-    return _font(11)
-
-
-def medium() -> ImageFont.FreeTypeFont:
-    return _font(13)
-
-
-def big() -> ImageFont.FreeTypeFont:
-    return _font(28)
+def medium() -> Face:
+    return MEDIUM
 
 
 # -- type ---------------------------------------------------------------------------
@@ -196,8 +187,8 @@ def write(draw, x: float, y: int, text: str, font=None, fill: int = LIT) -> floa
     font = font or small()
     for word in text.split(" "):
         if word:
-            draw.text((x, y), word, font=font, fill=fill, anchor="ls")
-        x += font.getlength(word, mode="1") + SPACE
+            font.draw(draw, (x, y), word, fill)
+        x += font.getlength(word) + SPACE
     return x - SPACE
 
 
@@ -205,7 +196,7 @@ def write_right(draw, y: int, text: str, font=None, fill: int = LIT, end: int = 
     """Draws ``text`` with its last lit column just before ``end``; returns where it starts."""
     font = font or small()
     head, _, last = text.rpartition(" ")
-    ink = font.getbbox(last, mode="1", anchor="ls")[2]
+    ink = font.getbbox(last)[2]
     x = end - ink - (text_width(head, font) + SPACE if head else 0)
     write(draw, x, y, text, font, fill)
     return x
@@ -224,14 +215,14 @@ def plain(text: str) -> str:
 _SUIT_LETTERS = str.maketrans({symbol: letter for letter, symbol in SUIT_SYMBOLS.items()})
 
 
-def text_width(text: str, font: ImageFont.FreeTypeFont | None = None) -> float:
+def text_width(text: str, font: Face | None = None) -> float:
     """How wide :func:`write` draws ``text``."""
     font = font or small()
     words = text.split(" ")
-    return sum(font.getlength(w, mode="1") for w in words) + SPACE * (len(words) - 1)
+    return sum(font.getlength(w) for w in words) + SPACE * (len(words) - 1)
 
 
-def fit(text: str, width: float, font: ImageFont.FreeTypeFont | None = None) -> str:
+def fit(text: str, width: float, font: Face | None = None) -> str:
     """``text`` cut with an ellipsis to fit ``width`` pixels."""
     font = font or small()
     text = plain(text)
@@ -242,7 +233,7 @@ def fit(text: str, width: float, font: ImageFont.FreeTypeFont | None = None) -> 
     return text + "…"
 
 
-def wrap(text: str, font: ImageFont.FreeTypeFont, width: int, lines: int) -> list[str]:
+def wrap(text: str, font: Face, width: int, lines: int) -> list[str]:
     """Words to lines of ``width`` pixels; the last line ends in an ellipsis if cut."""
     out: list[str] = []
     words = text.split()
@@ -261,31 +252,14 @@ def wrap(text: str, font: ImageFont.FreeTypeFont, width: int, lines: int) -> lis
 
 def card_width(card: Card, index: bool = False) -> int:
     """How wide :func:`draw_card` draws ``card``."""
-    return (
-        round(big().getlength(rank_name(card.rank), mode="1")) + 3 + _suit(card.suit, index).width
-    )
-
-
-@cache
-def _rank(rank: int) -> Image.Image:
-    """A rank in big type made bold by a 1-pixel stroke, baseline on row 22.
-
-    The stroke is drawn in grey levels even in crisp mode, so it is drawn on
-    a grey canvas and cut at half: every pixel of the result is lit or dark.
-    """
-    text = rank_name(rank)
-    canvas = Image.new("L", (round(big().getlength(text, mode="1")) + 3, 26))
-    draw = ImageDraw.Draw(canvas)
-    draw.fontmode = "1"
-    draw.text((1, 22), text, font=big(), fill=LIT, anchor="ls", stroke_width=1, stroke_fill=LIT)
-    return canvas.point(lambda v: LIT if v >= 128 else DARK).convert("1")
+    return RANKS.getlength(rank_name(card.rank)) + 3 + _suit(card.suit, index).width
 
 
 def draw_card(
     image: Image.Image, x: int, baseline: int, card: Card, index: bool = False, ink: int = LIT
 ) -> None:
     """A card: its rank in big bold type, its suit beside it, top-aligned like a card's index."""
-    image.paste(ink, (x - 1, baseline - 22), _rank(card.rank))
+    image.paste(ink, (x - 1, baseline - 22), RANKS.image(rank_name(card.rank)))
     suit = _suit(card.suit, index)
-    at = (x + round(big().getlength(rank_name(card.rank), mode="1")) + 3, baseline - 20)
+    at = (x + RANKS.getlength(rank_name(card.rank)) + 3, baseline - 20)
     image.paste(ink, at, suit)

@@ -205,7 +205,6 @@ def render(view: ScreenView, page: int = 0) -> Image.Image:
     """The 128×64 one-bit picture of ``view``'s page ``page`` (taken modulo the pages)."""
     image = Image.new("1", (WIDTH, HEIGHT))
     draw = ImageDraw.Draw(image)
-    draw.fontmode = "1"  # crisp pixels, no grey to threshold
     if view.alarm is not None:
         _alarm(draw, view)
         return image
