@@ -555,6 +555,15 @@ def test_a_pack_settles_on_the_page_down_to_calling_the_turn(tmp_path):
             await expect(page.locator("#settlements li").first).to_contain_text("Ann +8")
             await expect(page.locator("#pair-now")).to_contain_text("complete")
 
+            # No pair left: the odds panel sums the pack up instead of thirteen rows of nought.
+            summary = page.locator("#pack-summary")
+            await expect(summary).to_contain_text("Pack 1: 25 pairs")
+            await expect(summary).to_contain_text("splits")
+            bank = summary.locator(".pack-bank")
+            await expect(bank).to_have_attribute("data-bank", str(balances["Cy"]))
+            await expect(bank).to_contain_text("The bank (Cy)")
+            await expect(page.locator("#odds-table")).to_be_hidden()
+
             await page.tap("#new-pack")
             await expect(page.locator("#status")).to_have_text("Pack 2 · 52 in the shoe")
             await expect(page.locator('#balances [data-player="Ann"] .badge.bank')).to_be_visible()
@@ -688,6 +697,7 @@ def test_the_page_fits_a_phone_and_a_tablet(tmp_path):
                 await expect(table.spot("3").locator(".chip.more")).to_have_text("+2")
                 width = await page.evaluate("document.documentElement.scrollWidth")
                 assert width <= viewport["width"], (name, width)
+                assert "null" not in await page.locator("main").inner_text()
                 small = await page.evaluate(
                     """() => [...document.querySelectorAll('button')]
                         .filter(b => b.offsetParent && !b.closest('dialog')
@@ -792,7 +802,7 @@ def far_from_copper(rgb: str) -> bool:
     return sum((a - b) ** 2 for a, b in zip(values, COPPER, strict=True)) ** 0.5 > 90
 
 
-def test_the_page_says_a_right_call_pays_4_to_1(tmp_path):
+def test_a_call_pays_4_to_1_comes_into_view_and_can_be_taken_back(tmp_path):
     async def scenario():
         async with table_with_page(tmp_path) as table:
             page = table.page
@@ -813,6 +823,30 @@ def test_the_page_says_a_right_call_pays_4_to_1(tmp_path):
                 "A right call pays 4 to 1 (1 to 1 with a pair in it)"
             )
             assert " for 1" not in await page.locator("body").inner_text()
+
+            # The call panel came into view as it opened, its orders within reach.
+            order = page.locator('#call-orders [data-order="7 J 3"]')
+            box = await order.bounding_box()
+            assert box["y"] >= 0 and box["y"] + box["height"] <= PHONE["height"], box
+
+            # A call, taken back at once with its undo; then by the player's own button.
+            def calls():
+                return [(c.player, c.order) for c in table.daemon.table.calls]
+
+            await table.pick("Ann", 2)
+            await order.tap()
+            offer = page.locator("#call-note #undo-offer")
+            await expect(offer).to_contain_text("Ann calls 7 · J · 3 for 2")
+            await offer.locator("button").tap()
+            await expect(page.locator("#call-list li")).to_have_count(0)
+            assert calls() == []
+            await order.tap()
+            await page.tap('#call-back [data-player="Ann"]')
+            await expect(page.locator("#call-list li")).to_have_count(0)
+            await expect(offer).to_contain_text("Ann's calls taken back")
+            await offer.locator("button").tap()
+            await expect(page.locator("#call-list li")).to_have_text(["Ann calls 7 · J · 3 for 2"])
+            assert calls() == [("Ann", (7, 11, 3))]
 
     run(scenario)
 
@@ -874,5 +908,70 @@ def test_an_entry_is_taken_back_with_one_tap_for_five_seconds(tmp_path):
             await page.clock.run_for(5_000)
             await expect(offer).to_be_hidden()
             await expect(page.locator("#hint")).to_be_visible()
+
+    run(scenario)
+
+
+def test_a_pair_settled_shows_under_the_felt_on_a_phone(tmp_path):
+    """Who is paid and who pays, without scrolling; the checks of a crowded rank, by tapping.
+
+    ``FARO_GOLDEN=update`` writes the phone's screenshot to tests/golden/page/.
+    """
+
+    async def scenario():
+        async with table_with_page(tmp_path) as table:
+            page = table.page
+            seats = ["Ann", "Bob", "Cy", "Dee", "Eve", "Fay"]
+            table.enter({"type": "session", "seats": seats, "banker": "Fay"})
+            for n, (player, rank, copper) in enumerate(
+                [
+                    ("Ann", "9", False),
+                    ("Bob", "9", True),
+                    ("Cy", "K", False),
+                    ("Dee", "K", True),
+                    ("Eve", "9", False),
+                    *((name, "5", name == "Cy") for name in seats[:5]),
+                ]
+            ):
+                weight = 2 * (1 + n % 3)
+                table.enter(
+                    {
+                        "type": "bet",
+                        "player": player,
+                        "rank": rank,
+                        "weight": weight,
+                        "copper": copper,
+                    }
+                )
+            table.deal("2H", "9D", "KC")  # the soda, then 9 loses and K wins
+            await table.settled()
+            paid = page.locator("#paid")
+            await expect(paid.locator(".paid-head")).to_contain_text("Turn 1 9♦ loses, K♣ wins")
+            await expect(paid.locator('[data-side="paid"] .move')).to_contain_text(
+                ["Bob +4 on 9coppered", "Cy +6 on K"]
+            )
+            await expect(paid.locator('[data-side="pays"] .move')).to_contain_text(
+                ["Ann −2 on 9", "Eve −4 on 9", "Dee −2 on Kcoppered"]
+            )
+            await expect(paid.locator(".move.bank")).to_have_text("bank −2")
+            assert await page.evaluate("window.scrollY") == 0
+            box = await paid.bounding_box()
+            assert box["y"] >= 0 and box["y"] + box["height"] <= PHONE["height"], box
+            if os.environ.get("FARO_GOLDEN") == "update":
+                GOLDEN.mkdir(parents=True, exist_ok=True)
+                await page.screenshot(path=GOLDEN / "phone-settled.png")
+
+            # Five players on the 5: three checks show, and "+2" lists them all by name.
+            await expect(table.chips("5")).to_have_count(4)
+            await table.spot("5").locator(".chip.more").tap()
+            listed = page.locator("#checks-list li")
+            await expect(listed.locator(".name")).to_have_text(seats[:5])
+            await expect(listed.filter(has_text="Cy")).to_contain_text("coppered")
+            await listed.filter(has_text="Dee").get_by_role("button").tap()
+            await expect(page.locator("#checks-dialog")).to_be_hidden()
+            await expect(page.locator("#undo-offer")).to_contain_text(
+                "Dee's ordinary bets taken off 5"
+            )
+            assert "Dee" not in [p.player for p in table.daemon.table.predictions if p.rank == 5]
 
     run(scenario)

@@ -19,6 +19,7 @@ import {
   s,
   signed,
 } from "./dom.js";
+import { packSummary } from "./summary.js";
 import { AGAIN_WITHIN, UNDO_FOR, inverse, said, same } from "./undo.js";
 
 (() => {
@@ -110,6 +111,8 @@ import { AGAIN_WITHIN, UNDO_FOR, inverse, said, same } from "./undo.js";
 
   let offered = null;
   let offerTimer = null;
+  let lastTap = { event: null, at: 0 };
+  let again = null;
 
   /** Posts an entry; once the table takes it, offers its undo for a few seconds in ``slot``. */
   async function enter(event, slot = "felt-note") {
@@ -139,13 +142,12 @@ import { AGAIN_WITHIN, UNDO_FOR, inverse, said, same } from "./undo.js";
   async function takeBack() {
     const events = offered;
     dropOffer();
+    lastTap = { event: null, at: 0 }; // entering it again after taking it back is no slip
     for (const event of events || []) {
       if (!(await post(event))) break;
     }
   }
 
-  let lastTap = { event: null, at: 0 };
-  let again = null;
 
   /** A tap that enters ``event``; the same tap again at once is asked about, not doubled. */
   function tapped(event, slot) {
@@ -260,6 +262,8 @@ import { AGAIN_WITHIN, UNDO_FOR, inverse, said, same } from "./undo.js";
     if (!seated && !$("seat-list").children.length) seatRows(3);
     drawPairNow();
     drawLayout();
+    drawPaid();
+    drawChecks();
     drawRules();
     drawPickers();
     drawControls();
@@ -342,6 +346,39 @@ import { AGAIN_WITHIN, UNDO_FOR, inverse, said, same } from "./undo.js";
     );
   }
 
+  /** The last pair's settlements, right under the layout: who is paid, who pays. */
+  function drawPaid() {
+    const last = state.last_pair;
+    const box = $("paid");
+    box.hidden = !last || last.pack !== state.pack.number;
+    if (box.hidden) return;
+    const paid = last.settlements.filter((x) => x.delta > 0);
+    const pays = last.settlements.filter((x) => x.delta <= 0);
+    const row = (side, label, moves) =>
+      moves.length
+        ? h(
+            "p",
+            { class: "paid-row", dataset: { side } },
+            h("span", { class: "paid-label" }, label),
+            h("span", { class: "moves" }, ...moves.map(moveOf)),
+          )
+        : null;
+    box.dataset.turn = last.turn;
+    box.replaceChildren(
+      h(
+        "p",
+        { class: "paid-head" },
+        h("strong", {}, `Turn ${last.turn}`),
+        ` ${cardText(last.loser)} loses, ${cardText(last.winner)} wins`,
+        last.split ? h("span", { class: "badge split" }, "split") : null,
+        last.settlements.length
+          ? h("span", { class: "move bank" }, `bank ${signed(last.banker)}`)
+          : h("span", { class: "none" }, ": nothing on these ranks"),
+      ),
+      ...[row("paid", "Paid", paid), row("pays", "Pays", pays)].filter(Boolean),
+    );
+  }
+
   /** The last pair's ranks, for marking them on the layout. */
   function lastRanks() {
     const last = state.last_pair;
@@ -368,13 +405,16 @@ import { AGAIN_WITHIN, UNDO_FOR, inverse, said, same } from "./undo.js";
   const chipText = (c) => `${c.player} ${c.weight}${c.copper ? " coppered" : ""}`;
 
   /** The checks on a place; past ``room`` of them, the last check shows how many more. */
+  const placeWords = (place) => place.rank || placeName({ ranks: place.ranks, high_card: place.high });
+  // A check is one player's bets in one direction: it takes off just those, so taking
+  // off a coppered check leaves the player's ordinary bet on the same place.
+  const removeOf = (place, c) => ({ type: "remove", player: c.player, ...placeFields(place), copper: c.copper });
+
   function chipsOn(place, chips, room) {
     const shown = chips.length > room ? chips.slice(0, room - 1) : chips;
     const hidden = chips.slice(shown.length);
-    const where = place.rank || placeName({ ranks: place.ranks, high_card: place.high });
-    // A check is one player's bets in one direction: it takes off just those, so taking
-    // off a coppered check leaves the player's ordinary bet on the same place.
-    const remove = (c) => ({ type: "remove", player: c.player, ...placeFields(place), copper: c.copper });
+    const where = placeWords(place);
+    const remove = (c) => removeOf(place, c);
     return h(
       "div",
       { class: "chips" },
@@ -393,20 +433,84 @@ import { AGAIN_WITHIN, UNDO_FOR, inverse, said, same } from "./undo.js";
           String(c.weight),
         ),
       ),
+      // The rest, one tap away: the list of every check on the place, with their owners.
       hidden.length
         ? h(
-            "span",
+            "button",
             {
+              type: "button",
               class: "chip more",
               style: `--chip:#2b2b2b`,
               title: hidden.map(chipText).join(", "),
-              "aria-hidden": "true",
+              "aria-label": `List the ${chips.length} checks on ${where}`,
+              onclick: () => listChecks(place),
             },
             `+${hidden.length}`,
           )
         : null,
     );
   }
+
+  /** The place whose checks the list shows, while it is open. */
+  let listing = null;
+
+  function listChecks(place) {
+    listing = place;
+    drawChecks();
+    const dialog = $("checks-dialog");
+    if (!dialog.open) dialog.showModal();
+  }
+
+  /** Every check on the listed place: its owner, weight and direction, and taking it off. */
+  function drawChecks() {
+    if (!listing) return;
+    const place = listing;
+    const chips = [...(stacks()[placeKey(placeFields(place))] || new Map()).values()];
+    const where = placeWords(place);
+    $("checks-title").textContent = place.high ? "On the high card" : `On ${where}`;
+    $("checks-list").replaceChildren(
+      ...(chips.length
+        ? chips.map((c) =>
+            h(
+              "li",
+              { dataset: { player: c.player, copper: c.copper } },
+              h("span", { class: "swatch", style: `--chip:${colourOf(c.player)}`, "aria-hidden": "true" }),
+              h("span", { class: "name" }, c.player),
+              h("strong", { class: "weight" }, String(c.weight)),
+              c.copper ? h("span", { class: "coppered" }, h("span", { class: "penny" }), " coppered") : h("span"),
+              h(
+                "button",
+                {
+                  type: "button",
+                  class: "small",
+                  "aria-label": `Take ${c.player}'s ${c.weight}${c.copper ? " coppered" : ""} off ${where}`,
+                  onclick: () => {
+                    $("checks-dialog").close();
+                    enter(removeOf(place, c));
+                  },
+                },
+                "Take off",
+              ),
+            ),
+          )
+        : [h("li", { class: "none" }, "No checks here.")]),
+    );
+  }
+
+  // Holding a finger on a place lists its checks (a tap bets, as ever).
+  const HOLD = 500;
+  let hold = { timer: null, fired: false };
+  const holdOn = (place) => () => {
+    clearTimeout(hold.timer);
+    hold = { fired: false, timer: setTimeout(() => ((hold.fired = true), listChecks(place)), HOLD) };
+  };
+  const letGo = () => clearTimeout(hold.timer);
+  /** Whether this click ends a hold (which listed the checks) rather than being a tap. */
+  const held = () => {
+    const fired = hold.fired;
+    hold.fired = false;
+    return fired;
+  };
 
   /** The places between neighbouring cards, each on the grid area it straddles. */
   function betweens(felt) {
@@ -460,7 +564,8 @@ import { AGAIN_WITHIN, UNDO_FOR, inverse, said, same } from "./undo.js";
             class: "card",
             "aria-label": label,
             dataset: { rank },
-            onclick: () => tapPlace({ rank }),
+            onclick: () => held() || tapPlace({ rank }),
+            onpointerdown: holdOn({ rank }),
           },
           h("span", { class: "rank", "aria-hidden": "true" }, rank),
           h("span", { class: "suit", "aria-hidden": "true" }, "♠"),
@@ -484,7 +589,8 @@ import { AGAIN_WITHIN, UNDO_FOR, inverse, said, same } from "./undo.js";
             class: "hit",
             dataset: { place: key },
             "aria-label": `Bet on ${named}` + (chips.length ? `; ${chips.map(chipText).join(", ")}` : ""),
-            onclick: () => tapPlace(place),
+            onclick: () => held() || tapPlace(place),
+            onpointerdown: holdOn(place),
           },
           text,
         ),
@@ -717,6 +823,8 @@ import { AGAIN_WITHIN, UNDO_FOR, inverse, said, same } from "./undo.js";
     );
   }
 
+  let callShown = null;
+
   function drawCall() {
     const box = $("call");
     if (!state) return;
@@ -724,7 +832,10 @@ import { AGAIN_WITHIN, UNDO_FOR, inverse, said, same } from "./undo.js";
     const atThree = pack.exposed.length === LAST_THREE;
     const results = state.call_results;
     box.hidden = !(atThree || state.calls.length || (pack.complete && results.length));
-    if (box.hidden) return;
+    if (box.hidden) {
+      callShown = null;
+      return;
+    }
     const three = odds && odds.key === cardsKey(state) ? odds.last_three : null;
     const player = picks.player;
     if (atThree) {
@@ -790,6 +901,12 @@ import { AGAIN_WITHIN, UNDO_FOR, inverse, said, same } from "./undo.js";
         : []),
     ];
     $("call-list").replaceChildren(...items);
+    // Brought into view as it opens, again once its orders are in, and for the calls' results.
+    const shown = `${pack.number}:${pack.exposed.length}:${Boolean(three)}`;
+    if (shown !== callShown) {
+      callShown = shown;
+      box.scrollIntoView({ block: "nearest" });
+    }
     // While calls are taken, a player's calls can be taken back (all of them at once).
     const callers = atThree && state.entries === "open" ? [...new Set(state.calls.map((c) => c.player))] : [];
     $("call-back").replaceChildren(
@@ -822,9 +939,12 @@ import { AGAIN_WITHIN, UNDO_FOR, inverse, said, same } from "./undo.js";
       soda: "of the first pair, after the soda",
       pair: "of the next pair",
       winner: "of this pair's winner",
-      none: "no pair left in this pack",
+      none: "no pair left: the pack in sum",
     }[odds.next];
     $("odds-what").textContent = what;
+    // With no pair left every chance is nought: the pack's summary says more.
+    $("odds-now").hidden = odds.next === "none";
+    drawPackSummary();
     $("odds-form").setAttribute("aria-pressed", String(picks.percent));
     $("odds-form").textContent = picks.percent ? "Show as fractions" : "Show as percentages";
     const best = Math.max(...odds.ranks.map((r) => r.win));
@@ -854,6 +974,51 @@ import { AGAIN_WITHIN, UNDO_FOR, inverse, said, same } from "./undo.js";
     drawCall();
   }
 
+  /** The pack in a few numbers, once no pair is left in it. */
+  function drawPackSummary() {
+    const box = $("pack-summary");
+    box.hidden = !odds || odds.next !== "none" || !history || !state;
+    if (box.hidden) return;
+    const sum = packSummary(history, state.pack.number);
+    const banker = sum.banker || state.banker;
+    const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
+    box.replaceChildren(
+      h(
+        "p",
+        { class: "pack-line" },
+        `Pack ${sum.number}: ${plural(sum.pairs, "pair")}, ${plural(sum.splits, "split")}, `,
+        `${plural(sum.settled, "bet")} settled${sum.calls ? `, ${plural(sum.calls, "call")}` : ""}.`,
+      ),
+      h(
+        "p",
+        { class: "pack-bank", dataset: { bank: sum.bank } },
+        `The bank${banker ? ` (${banker})` : ""}: `,
+        h("strong", { class: sum.bank > 0 ? "up" : sum.bank < 0 ? "down" : "" }, signed(sum.bank)),
+        " for the pack",
+      ),
+      sum.results.length
+        ? h(
+            "table",
+            { class: "odds-table pack-results" },
+            h("caption", { class: "sr-only" }, "Each player's result for the pack"),
+            h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "player"), h("th", { scope: "col" }, "this pack"))),
+            h(
+              "tbody",
+              {},
+              ...sum.results.map((r) =>
+                h(
+                  "tr",
+                  { dataset: { player: r.player } },
+                  h("th", { scope: "row" }, r.player),
+                  h("td", { class: r.delta > 0 ? "up" : r.delta < 0 ? "down" : "" }, signed(r.delta)),
+                ),
+              ),
+            ),
+          )
+        : h("p", { class: "none" }, "No bet was settled in this pack."),
+    );
+  }
+
   /** What happened to a bet: the bank collects what is left on the layout at the end. */
   const OUTCOME = { collected: "collected by the bank" };
 
@@ -861,6 +1026,24 @@ import { AGAIN_WITHIN, UNDO_FOR, inverse, said, same } from "./undo.js";
     const on = x.rank === null && !x.ranks && !x.high_card ? "the call" : placeName(x);
     const where = `${on}${x.copper ? " coppered" : ""}`;
     return `${x.player} ${signed(x.delta)} (${OUTCOME[x.outcome] || x.outcome} on ${where})`;
+  }
+
+  /** One settlement: who, how much, on what. */
+  function moveOf(x) {
+    return h(
+      "span",
+      { class: `move ${x.delta > 0 ? "up" : "down"}`, title: describeSettlement(x), dataset: { player: x.player } },
+      h("span", { class: "swatch", style: `--chip:${colourOf(x.player)}`, "aria-hidden": "true" }),
+      `${x.player} ${signed(x.delta)}`,
+      h(
+        "small",
+        { class: "on", dataset: { outcome: x.outcome } },
+        ` on ${placeName(x)}`,
+        x.outcome === "collected" ? ", collected by the bank" : "",
+      ),
+      x.copper ? h("span", { class: "penny", title: "coppered" }) : null,
+      x.copper ? h("span", { class: "sr-only" }, "coppered") : null,
+    );
   }
 
   function drawHistory() {
@@ -881,16 +1064,7 @@ import { AGAIN_WITHIN, UNDO_FOR, inverse, said, same } from "./undo.js";
             { class: "moves" },
             pair.settlements.length
               ? [
-                  ...pair.settlements.map((x) =>
-                    h("span", { class: `move ${x.delta > 0 ? "up" : "down"}`, title: describeSettlement(x) },
-                      h("span", { class: "swatch", style: `--chip:${colourOf(x.player)}`, "aria-hidden": "true" }),
-                      `${x.player} ${signed(x.delta)}`,
-                      h("small", { class: "on", dataset: { outcome: x.outcome } },
-                        ` on ${placeName(x)}`,
-                        x.outcome === "collected" ? ", collected by the bank" : ""),
-                      x.copper ? h("span", { class: "penny", title: "coppered" }) : null,
-                      x.copper ? h("span", { class: "sr-only" }, "coppered") : null),
-                  ),
+                  ...pair.settlements.map(moveOf),
                   h("span", { class: "move bank" }, `bank ${signed(pair.banker)}`),
                 ]
               : h("span", { class: "none" }, "nothing on these ranks"),
@@ -915,6 +1089,7 @@ import { AGAIN_WITHIN, UNDO_FOR, inverse, said, same } from "./undo.js";
       }
     }
     items.reverse();
+    drawPackSummary();
     $("settlements").replaceChildren(
       ...(items.length ? items : [h("li", { class: "none" }, "No pair settled yet.")]),
     );
@@ -1076,7 +1251,7 @@ import { AGAIN_WITHIN, UNDO_FOR, inverse, said, same } from "./undo.js";
   function toast(message, rule) {
     const box = $("toast");
     const text = message.charAt(0).toUpperCase() + message.slice(1);
-    box.replaceChildren(h("span", {}, text), rule ? h("small", { class: "rule" }, rule) : null);
+    box.replaceChildren(h("span", {}, text), ...(rule ? [h("small", { class: "rule" }, rule)] : []));
     box.hidden = false;
     box.dataset.rule = rule || "";
     clearTimeout(toastTimer);
@@ -1169,6 +1344,11 @@ import { AGAIN_WITHIN, UNDO_FOR, inverse, said, same } from "./undo.js";
     });
 
     $("undo-entry").addEventListener("click", takeBack);
+    for (const end of ["pointerup", "pointercancel", "scroll"]) document.addEventListener(end, letGo, true);
+    $("layout").addEventListener("contextmenu", (e) => e.preventDefault());
+    $("checks-dialog").addEventListener("close", () => {
+      listing = null;
+    });
     const againDialog = $("again-dialog");
     againDialog.addEventListener("close", () => {
       const asked = again;
