@@ -14,10 +14,13 @@ $(STAMP): pyproject.toml
 	touch $@
 
 # systemd-analyze (Debian's systemd package) rates the service unit in
-# tests/test_deployment.py; installed here when missing.
+# tests/test_deployment.py, and Debian's mosquitto is the broker of tests/test_floor.py;
+# installed here when missing.
 test-deps:
 	@command -v systemd-analyze >/dev/null 2>&1 || { \
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends systemd; }
+	@test -x /usr/sbin/mosquitto || { \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends mosquitto; }
 
 # The page's tests drive Debian's Chromium (never a downloaded browser); without it they skip.
 browser:

@@ -1,0 +1,86 @@
+"""The journal read as the floor's outbox: each row as its message, from any row on.
+
+The publisher's own read-only connection to the journal, used from a worker
+thread, one call at a time: the daemon's connection, and so the card's path,
+is never touched. A row's pack is counted here rather than asked of the
+engine: the pack changes only at a shuffle the rules applied, so the pack
+after a row is the pack after the one before it, plus one at such a shuffle.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from bisect import bisect_right
+
+from faro_pi.floor.cursor import Mark
+from faro_pi.floor.wire import encode_row
+from faro_pi.service.journal import Entry, Journal
+
+BATCH = 256
+"""Rows read at a time: a few milliseconds of work, so a long backlog goes in steps."""
+
+
+def is_shuffle(entry: Entry) -> bool:
+    """A shuffle the rules applied: the one row that starts a new pack."""
+    return entry.refused is None and entry.event.get("type") == "shuffle"
+
+
+class Outbox:
+    """Rows of one journal as messages, each with its pack, counted from a known mark."""
+
+    def __init__(self, journal: Journal, mark: Mark):
+        self.journal = journal
+        self.mark = mark
+        """A row whose pack is known; every pack after it is counted from it."""
+        self.shuffles: list[int] = []
+        """The applied shuffles read after the mark, in order."""
+        self.read_to = mark.seq
+        """The last row read (and so the last whose shuffle, if any, is in :attr:`shuffles`)."""
+        self._lock = threading.Lock()
+        """A worker thread still reading when its caller has gone must finish before a close."""
+
+    def head(self) -> int:
+        """The journal's last row: its rows are numbered from 1 with no gaps."""
+        with self._lock:
+            return self.journal.count()
+
+    def read(self, after: int, limit: int = BATCH) -> list[tuple[Mark, bytes]]:
+        """Up to ``limit`` rows after row ``after``, in order: each one's mark (the row and
+        its pack) and its message."""
+        with self._lock:
+            return self._read(after, limit)
+
+    def close(self) -> None:
+        with self._lock:
+            self.journal.close()
+
+    def _pack_after(self, seq: int) -> int:
+        """The pack as it stands after row ``seq``."""
+        if seq >= self.mark.seq:
+            if seq > self.read_to:
+                self._read(self.read_to, seq - self.read_to)
+            return self.mark.pack + bisect_right(self.shuffles, seq)
+        back = 0
+        with contextlib.closing(self.journal.rows(after=seq)) as rows:
+            for entry in rows:
+                if entry.id > self.mark.seq:
+                    break
+                back += is_shuffle(entry)
+        return self.mark.pack - back
+
+    def _read(self, after: int, limit: int) -> list[tuple[Mark, bytes]]:
+        pack = self._pack_after(after)
+        out = []
+        with contextlib.closing(self.journal.rows(after=after)) as rows:
+            for entry in rows:
+                if is_shuffle(entry):
+                    pack += 1
+                    if entry.id > self.read_to:
+                        self.shuffles.append(entry.id)
+                self.read_to = max(self.read_to, entry.id)
+                message = encode_row(entry.id, pack, entry.event, entry.refused)
+                out.append((Mark(entry.id, pack), message))
+                if len(out) == limit:
+                    break
+        return out

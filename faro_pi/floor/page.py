@@ -1,0 +1,285 @@
+"""The floor page: the pit at a glance, read-only, behind the floor's own token.
+
+Served by the floor process (Starlette on uvicorn, as the table's console).
+Nothing here changes a table: the only routes are reads. Every read needs the
+floor's token, as ``Authorization: Bearer <token>`` or as the cookie that
+opening ``/?token=<token>`` once sets (an ``EventSource`` can send a cookie,
+never a header). ``GET /api/pit`` is the pit as JSON (:func:`faro_pi.floor.pit.pit`),
+``GET /api/events`` the same after every change as Server-Sent Events (a
+change is pushed within :data:`PUSH_AFTER` of its row reaching the floor, a
+burst of them once), and ``GET /api/tables/NAME/export`` the table's copy as
+``faro-pi export`` prints it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hmac
+import json
+import logging
+import socket
+import time
+from pathlib import Path
+from typing import Any
+
+from faro_pi.floor.pit import pit
+from faro_pi.floor.pitboss import PitBoss
+from faro_pi.floor.store import StoreError, export_lines
+
+log = logging.getLogger("faro_pi")
+
+PAGE = Path(__file__).with_name("page")
+
+COOKIE = "faro-floor"
+
+PUSH_AFTER = 0.05
+"""Seconds a change waits for others to go out with it: the page gets a burst once."""
+
+HEARTBEAT = 15.0
+"""Seconds between comments on a quiet event stream, so proxies keep it open."""
+
+BACKLOG = 4
+"""Pit messages held for one stream; a slow reader loses the oldest, never holds the floor."""
+
+
+class Stream:
+    """One open event stream and its bounded queue of messages."""
+
+    def __init__(self) -> None:
+        self.queue: asyncio.Queue[bytes | None] = asyncio.Queue(BACKLOG)
+
+    def offer(self, message: bytes | None) -> None:
+        if self.queue.full():
+            self.queue.get_nowait()
+        self.queue.put_nowait(message)
+
+
+class FloorPage:
+    """The page's routes and streams, fed by the pit boss's changes."""
+
+    def __init__(self, boss: PitBoss, token: str, consoles):
+        self.boss = boss
+        self.token = token
+        self.consoles = consoles
+        """``table name -> address of its console``."""
+        self.version = 0
+        self.summaries: dict[str, dict[str, Any]] = {}
+        self.dirty: set[str] = set(boss.views)
+        self.streams: set[Stream] = set()
+        self._push: asyncio.TimerHandle | None = None
+        self.app = self._app()
+        boss.watchers.append(self.changed)
+
+    def changed(self, names: set[str]) -> None:
+        """The pit boss's watcher: these tables changed; the streams hear of it shortly."""
+        self.dirty |= names
+        self.version += 1
+        if self._push is None and self.streams:
+            self._push = asyncio.get_running_loop().call_later(PUSH_AFTER, self._send)
+
+    def pit(self) -> dict[str, Any]:
+        for name in self.dirty:
+            view = self.boss.views.get(name)
+            if view is not None:
+                self.summaries[name] = view.summary(self.consoles(name))
+        self.dirty.clear()
+        tables = [self.summaries[name] for name in sorted(self.summaries)]
+        return {"version": self.version, "now": time.time(), **pit(tables)}
+
+    def _send(self) -> None:
+        self._push = None
+        message = _event(self.pit())
+        for stream in self.streams:
+            stream.offer(message)
+
+    def close(self) -> None:
+        if self._push is not None:
+            self._push.cancel()
+        for stream in list(self.streams):
+            stream.offer(None)
+
+    # -- the routes -------------------------------------------------------------------
+
+    def _app(self):
+        from starlette.applications import Starlette
+        from starlette.routing import Mount, Route
+        from starlette.staticfiles import StaticFiles
+
+        return Starlette(
+            routes=[
+                Route("/", self._index, methods=["GET"]),
+                Route("/api/pit", self._pit, methods=["GET"]),
+                Route("/api/events", self._events, methods=["GET"]),
+                Route("/api/tables/{name}/export", self._export, methods=["GET"]),
+                Mount("/api", routes=[Route("/{rest:path}", self._unknown)]),
+                Mount("/", StaticFiles(directory=PAGE)),
+            ]
+        )
+
+    def _allowed(self, request) -> bool:
+        scheme, _, given = request.headers.get("authorization", "").partition(" ")
+        if scheme.lower() != "bearer":
+            given = request.cookies.get(COOKIE, "")
+        return hmac.compare_digest(given.strip().encode(), self.token.encode())
+
+    async def _index(self, request):
+        from starlette.responses import FileResponse, RedirectResponse
+
+        given = request.query_params.get("token")
+        if given is None:
+            return FileResponse(PAGE / "index.html", headers={"Cache-Control": "no-store"})
+        answer = RedirectResponse("/", 303, headers={"Cache-Control": "no-store"})
+        if hmac.compare_digest(given.strip().encode(), self.token.encode()):
+            answer.set_cookie(COOKIE, given.strip(), httponly=True, samesite="strict")
+        else:
+            answer.delete_cookie(COOKIE)
+        return answer
+
+    async def _pit(self, request):
+        if not self._allowed(request):
+            return _denied()
+        return _json(200, self.pit())
+
+    async def _events(self, request):
+        if not self._allowed(request):
+            return _denied()
+        return _Events(self)
+
+    async def _export(self, request):
+        from starlette.responses import Response
+
+        if not self._allowed(request):
+            return _denied()
+        name = request.path_params["name"]
+        try:
+            text = await asyncio.to_thread(_export, self.boss.folder, name)
+        except StoreError as exc:
+            return _json(404, {"error": str(exc)})
+        return Response(
+            text,
+            media_type="application/x-ndjson",
+            headers={
+                "Cache-Control": "no-store",
+                "Content-Disposition": f'attachment; filename="{name}.jsonl"',
+            },
+        )
+
+    async def _unknown(self, request):
+        return _json(404, {"error": f"the floor has no {request.method} {request.url.path}"})
+
+
+def _export(folder: Path, name: str) -> str:
+    return "".join(export_lines(folder, name))
+
+
+class _Events:
+    """The ASGI response of ``GET /api/events``: the pit after every change."""
+
+    def __init__(self, page: FloorPage):
+        self.page = page
+
+    async def __call__(self, scope, receive, send) -> None:
+        stream = Stream()
+        stream.offer(b"retry: 2000\n\n")
+        stream.offer(_event(self.page.pit()))
+        self.page.streams.add(stream)
+        gone = asyncio.create_task(_until_gone(receive, stream))
+        try:
+            await send({"type": "http.response.start", "status": 200, "headers": _HEADERS})
+            while True:
+                try:
+                    async with asyncio.timeout(HEARTBEAT):
+                        message = await stream.queue.get()
+                except TimeoutError:
+                    message = b": still here\n\n"
+                if message is None:
+                    break
+                await send({"type": "http.response.body", "body": message, "more_body": True})
+            await send({"type": "http.response.body", "body": b"", "more_body": False})
+        except OSError:
+            pass  # the browser went away mid-send
+        finally:
+            self.page.streams.discard(stream)
+            gone.cancel()
+
+
+_HEADERS = [
+    (b"content-type", b"text/event-stream; charset=utf-8"),
+    (b"cache-control", b"no-store"),
+    (b"x-accel-buffering", b"no"),
+]
+
+
+async def _until_gone(receive, stream: Stream) -> None:
+    while (await receive())["type"] != "http.disconnect":
+        pass
+    stream.offer(None)
+
+
+def _event(body: dict[str, Any]) -> bytes:
+    data = json.dumps(body, separators=(",", ":"), ensure_ascii=False)
+    return f"event: pit\nid: {body['version']}\ndata: {data}\n\n".encode()
+
+
+def _json(status: int, body: Any):
+    from starlette.responses import JSONResponse
+
+    return JSONResponse(body, status, headers={"Cache-Control": "no-store"})
+
+
+def _denied():
+    from starlette.responses import JSONResponse
+
+    return JSONResponse(
+        {"error": "the floor page needs its token: open /?token=<token> once"},
+        401,
+        headers={"Cache-Control": "no-store", "WWW-Authenticate": 'Bearer realm="faro-pi floor"'},
+    )
+
+
+def listen(host: str, port: int) -> socket.socket:
+    """A listening TCP socket (named TCP, so asyncio turns Nagle's delay off per connection)."""
+    family, kind, proto, _, address = socket.getaddrinfo(
+        host, port, type=socket.SOCK_STREAM, proto=socket.IPPROTO_TCP, flags=socket.AI_PASSIVE
+    )[0]
+    listener = socket.socket(family, kind, proto)
+    try:
+        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        listener.bind(address)
+        listener.listen(64)
+        listener.setblocking(False)
+    except OSError:
+        listener.close()
+        raise
+    return listener
+
+
+async def serve_page(page: FloorPage, listener: socket.socket):
+    """Serves the page on ``listener`` until cancelled."""
+    import uvicorn
+
+    from faro_pi.console.guest import GuestServer
+
+    server = GuestServer(
+        uvicorn.Config(
+            page.app,
+            log_level="warning",
+            log_config=None,
+            lifespan="off",
+            access_log=False,
+            http="h11",
+            ws="none",
+            proxy_headers=False,
+            server_header=False,
+            timeout_graceful_shutdown=1,
+        )
+    )
+    serving = asyncio.create_task(server.serve([listener]), name="floor page")
+    try:
+        await asyncio.shield(serving)
+    finally:
+        page.close()
+        server.stop()
+        with contextlib.suppress(Exception):
+            await serving

@@ -1,0 +1,182 @@
+// The floor page: every table at a glance, live from /api/events. Read-only.
+// Names come from the tables: they are only ever set as text, never as markup.
+
+const SVG = "http://www.w3.org/2000/svg";
+const COLOURS = ["#f0c75e", "#8fdc8f", "#7fb8ff", "#ff8a80", "#d7a6ff", "#6fe0d0", "#ffb36b", "#c9d86b"];
+const $ = (id) => document.getElementById(id);
+
+let last = null; // the latest pit, and when (by this clock) it arrived
+let arrivedAt = 0;
+
+function el(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs)) {
+    if (key === "class") node.className = value;
+    else if (key === "data") Object.assign(node.dataset, value);
+    else node.setAttribute(key, value);
+  }
+  for (const child of children) {
+    if (child !== null && child !== undefined) node.append(child);
+  }
+  return node;
+}
+
+function money(value) {
+  const sign = value > 0 ? "+" : value < 0 ? "−" : "";
+  return sign + Math.abs(value).toLocaleString("en");
+}
+
+function moneyCell(tag, value) {
+  return el(tag, { class: "money", data: { sign: Math.sign(value) } }, money(value));
+}
+
+function duration(seconds) {
+  const minutes = Math.floor(seconds / 60);
+  if (minutes < 1) return "a moment";
+  if (minutes < 60) return `${minutes} min`;
+  return `${Math.floor(minutes / 60)} h ${minutes % 60} min`;
+}
+
+function sinceText(table) {
+  if (table.online === null) return "never heard from";
+  const now = last.now + (performance.now() - arrivedAt) / 1000;
+  const clock = new Date(table.since * 1000).toLocaleTimeString("en-GB", { hour: "2-digit", minute: "2-digit" });
+  const state = table.online ? "online" : "offline";
+  return `${state} since ${clock} (${duration(now - table.since)})`;
+}
+
+function tableCard(table, colour) {
+  const alarm = table.alarms.length > 0;
+  const card = el("article", {
+    class: "table",
+    data: { table: table.name, online: String(table.online), alarm: String(alarm) },
+  });
+  const head = el(
+    "header",
+    {},
+    el("span", { class: "swatch", style: `background:${colour}` }),
+    el("h2", {}, table.name),
+    el("a", { href: table.console, target: "_blank", rel: "noopener", class: "console" }, "console ↗"),
+  );
+  const status = el("p", { class: "status" }, el("span", { class: "dot", "aria-hidden": "true" }, "●"), " ", sinceText(table));
+  const deal = el(
+    "p",
+    { class: "deal" },
+    `Pack ${table.pack} · turn ${table.turn} · ${table.cards}/52 out`,
+    table.banker ? el("span", { class: "banker" }, ` · ${table.banker} banks`) : null,
+  );
+  card.append(head, status, deal);
+  if (alarm) {
+    card.append(el("ul", { class: "alarms" }, ...table.alarms.map((a) => el("li", {}, el("strong", {}, a.kind), " ", a.text))));
+  }
+  if (table.diverged) card.append(el("p", { class: "diverged" }, `The floor stopped following this table at ${table.diverged}`));
+  const current = table.packs.length ? table.packs[table.packs.length - 1].result : 0;
+  card.append(
+    el(
+      "dl",
+      { class: "bank" },
+      el("dt", {}, "Bank, this pack"),
+      moneyCell("dd", current),
+      el("dt", {}, "Bank, the night"),
+      moneyCell("dd", table.bank),
+    ),
+  );
+  if (table.packs.length > 1) {
+    card.append(
+      el(
+        "ol",
+        { class: "packs", "aria-label": "The bank per pack" },
+        ...table.packs.map((p) => el("li", { title: p.banker ? `${p.banker} banked` : "" }, `#${p.pack} `, moneyCell("span", p.result))),
+      ),
+    );
+  }
+  card.append(el("p", { class: "rows muted" }, `${table.rows.toLocaleString("en")} journal rows copied`));
+  return card;
+}
+
+function drawChart(tables, colours) {
+  const svg = $("chart");
+  svg.replaceChildren();
+  const series = tables.map((t) => [0, ...t.chart]);
+  const longest = Math.max(2, ...series.map((s) => s.length));
+  const values = series.flat();
+  const top = Math.max(1, ...values);
+  const bottom = Math.min(-1, ...values);
+  const x = (i) => (i / (longest - 1)) * 600;
+  const y = (v) => 210 - ((v - bottom) / (top - bottom)) * 200;
+  const zero = document.createElementNS(SVG, "line");
+  for (const [k, v] of Object.entries({ x1: 0, x2: 600, y1: y(0), y2: y(0), class: "zero" })) zero.setAttribute(k, v);
+  svg.replaceChildren(zero);
+  series.forEach((points, i) => {
+    const line = document.createElementNS(SVG, "polyline");
+    line.setAttribute("points", points.map((v, j) => `${x(j).toFixed(1)},${y(v).toFixed(1)}`).join(" "));
+    line.setAttribute("stroke", colours[i]);
+    line.setAttribute("class", "series");
+    line.dataset.table = tables[i].name;
+    svg.append(line);
+  });
+  $("legend").replaceChildren(
+    ...tables.map((t, i) => el("li", {}, el("span", { class: "swatch", style: `background:${colours[i]}` }), `${t.name} `, moneyCell("span", t.bank))),
+  );
+}
+
+function drawPlayers(players) {
+  $("no-players").hidden = players.length > 0;
+  $("players").replaceChildren(
+    ...players.map((p) =>
+      el(
+        "tr",
+        { data: { player: p.name } },
+        el("th", { scope: "row" }, p.name),
+        moneyCell("td", p.result),
+        el("td", { class: "where" }, p.tables.map((t) => `${t.table} ${money(t.result)}`).join(" · ")),
+      ),
+    ),
+  );
+}
+
+function render(pit, fresh = true) {
+  if (fresh) {
+    last = pit;
+    arrivedAt = performance.now();
+  }
+  const colours = pit.tables.map((_, i) => COLOURS[i % COLOURS.length]);
+  $("tables").replaceChildren(...pit.tables.map((t, i) => tableCard(t, colours[i])));
+  drawChart(pit.tables, colours);
+  drawPlayers(pit.players);
+  const online = pit.tables.filter((t) => t.online).length;
+  const alarms = pit.alarms ? ` · ${pit.alarms} with an alarm` : "";
+  $("summary").textContent = `${online} of ${pit.tables.length} tables online${alarms}`;
+  $("summary").dataset.alarm = String(pit.alarms > 0);
+  $("bank-total").replaceChildren("bank ", moneyCell("span", pit.bank));
+  document.body.dataset.version = String(pit.version);
+}
+
+function linked(state, text) {
+  $("link").dataset.link = state;
+  $("link-text").textContent = text;
+}
+
+async function start() {
+  const answer = await fetch("/api/pit", { cache: "no-store" });
+  if (answer.status === 401) {
+    $("signin").hidden = false;
+    $("summary").textContent = "the floor's token is needed";
+    return;
+  }
+  $("floor").hidden = false;
+  render(await answer.json());
+  const events = new EventSource("/api/events");
+  events.addEventListener("pit", (message) => {
+    render(JSON.parse(message.data));
+    linked("live", "live");
+  });
+  events.addEventListener("open", () => linked("live", "live"));
+  events.addEventListener("error", () => linked("lost", "reconnecting"));
+  setInterval(() => last && render(last, false), 30_000); // the "since" times move on
+}
+
+start().catch((error) => {
+  linked("lost", "cannot reach the floor");
+  console.error(error);
+});

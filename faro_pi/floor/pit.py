@@ -1,0 +1,159 @@
+"""The pit as the floor page shows it: each table's copy replayed through the engine.
+
+The floor runs each copy through the same rules engine as the table, row by
+row as the rows come, so the pack, the turn, the alarms and every result
+are the table's own, worked out again from its record (a refused reading
+is skipped, as a restart of the daemon skips it). From those views,
+:func:`pit` makes the page's JSON: every table, the bank's result per pack
+and for the night, each player's result across the tables.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from faro_pi.exc import Refused
+from faro_pi.floor.store import Copy
+from faro_pi.game import resume
+from faro_pi.game.events import Close, Shuffle
+from faro_pi.game.quick import decode_event
+from faro_pi.game.rules import Table
+
+log = logging.getLogger("faro_pi")
+
+RESUME_AFTER = (Shuffle, Close)
+"""Rows after which the engine's state is kept, so the floor restarts without a long replay."""
+
+
+class TableView:
+    """One table as the floor knows it: its copy's engine, and whether it is online."""
+
+    def __init__(self, name: str, copy: Copy):
+        self.name = name
+        self.copy = copy
+        self.table = Table()
+        self.applied = 0
+        """The last row run through the engine."""
+        self.diverged: str | None = None
+        """Why the engine stopped following the copy, if it did (a newer table's events)."""
+        status = copy.status()
+        self.online, self.since = (None, None) if status is None else status
+        self.changes = 0
+        """Rises with every change the page shows."""
+
+    def restore(self) -> None:
+        """The engine after every row of the copy: its latest kept state, then the rest."""
+        kept = self.copy.resume_point()
+        if kept is not None:
+            table = resume.load(kept[1])
+            if table is not None:
+                self.table, self.applied = table, kept[0]
+        for seq, event, refused in self.copy.rows(after=self.applied):
+            self._apply(seq, event, refused)
+
+    def apply(self, rows) -> None:
+        """Runs newly kept rows (:class:`~faro_pi.floor.wire.Row`) through the engine."""
+        for row in rows:
+            self._apply(row.seq, bytes(row.event), row.refused)
+        self.changes += 1
+
+    def _apply(self, seq: int, event_json: bytes, refused: str | None) -> None:
+        self.applied = seq
+        if refused is not None or self.diverged is not None:
+            return
+        try:
+            event = decode_event(event_json)
+            self.table.apply(event)
+        except (Refused, ValueError) as exc:
+            self.diverged = f"row {seq}: {exc}"
+            log.warning(
+                "floor: %s: the engine stops following the copy at %s; the copy is kept whole",
+                self.name,
+                self.diverged,
+            )
+            return
+        if type(event) in RESUME_AFTER:
+            self.copy.keep_resume_point(seq, resume.save(self.table))
+
+    def heard(self, online: bool, now: float) -> None:
+        """The table's status message; ``since`` moves only when the status changes."""
+        if online != self.online:
+            self.online, self.since = online, now
+            self.copy.keep_status(online, now)
+            self.changes += 1
+
+    def summary(self, console: str) -> dict[str, Any]:
+        """The table's line on the floor page."""
+        table = self.table
+        pack = table.pack
+        packs = bank_by_pack(table)
+        return {
+            "name": self.name,
+            "online": self.online,
+            "since": self.since,
+            "rows": self.copy.head,
+            "pack": pack.number,
+            "turn": pack.turn,
+            "cards": len(pack.exposed),
+            "banker": table.banker,
+            "seats": list(table.seats),
+            "alarms": [{"kind": a.kind, "text": a.text} for a in table.alarms],
+            "diverged": self.diverged,
+            "packs": packs,
+            "bank": sum(p["result"] for p in packs),
+            "chart": bank_chart(table),
+            "balances": dict(table.balances),
+            "console": console,
+        }
+
+
+def bank_by_pack(table: Table) -> list[dict[str, Any]]:
+    """The bank's result in each pack of the night: its pairs, then its calls at the hock."""
+    results: dict[int, int] = {}
+    for pair in table.pairs:
+        results[pair.pack] = results.get(pair.pack, 0) + pair.banker_delta
+    bankers = {}
+    for record in table.pack_records:
+        bankers[record.number] = record.banker
+        calls = sum(s.delta for s in record.calls)
+        results[record.number] = results.get(record.number, 0) - calls
+    if not table.seats and not table.pairs:
+        return []
+    return [
+        {"pack": number, "banker": bankers.get(number), "result": result}
+        for number, result in sorted(results.items())
+    ]
+
+
+def bank_chart(table: Table) -> list[int]:
+    """The bank's running result through the night, after each pair and each pack's calls."""
+    calls = {r.number: -sum(s.delta for s in r.calls) for r in table.pack_records if r.calls}
+    points, running, pack = [], 0, None
+    for pair in table.pairs:
+        if pack is not None and pair.pack != pack and calls.get(pack):
+            running += calls[pack]
+            points.append(running)
+        pack = pair.pack
+        running += pair.banker_delta
+        points.append(running)
+    if pack is not None and calls.get(pack):
+        points.append(running + calls[pack])
+    return points
+
+
+def pit(summaries: list[dict[str, Any]]) -> dict[str, Any]:
+    """The floor page's JSON: the tables, the night's bank, and every player across tables."""
+    players: dict[str, dict[str, Any]] = {}
+    for line in summaries:
+        for name, balance in line["balances"].items():
+            player = players.setdefault(name, {"name": name, "result": 0, "tables": []})
+            player["result"] += balance
+            player["tables"].append({"table": line["name"], "result": balance})
+    ranked = sorted(players.values(), key=lambda p: (-p["result"], p["name"]))
+    return {
+        "tables": summaries,
+        "bank": sum(line["bank"] for line in summaries),
+        "players": ranked,
+        "alarms": sum(1 for line in summaries if line["alarms"]),
+    }

@@ -1,0 +1,250 @@
+"""The floor's side of the broker: every table's rows into its copy, and gaps asked for.
+
+The pit boss subscribes to every table's ``journal``, ``status`` and ``state``
+under the prefix, with a session the broker keeps while the floor is away
+(a fixed client id, not a clean session), so rows sent meanwhile wait for it.
+Messages are taken in batches, as many as have arrived: each table's new
+rows go into its copy in one transaction and then through its engine
+(:mod:`faro_pi.floor.pit`), and the page is told which tables changed.
+
+A copy takes only the next row (:mod:`faro_pi.floor.store`). When the floor
+learns that a table has rows it lacks, from a row past the next one or from
+the ``version`` of the table's state, it asks the table for them again
+(``PREFIX/TABLE/resend``), at once the first time, then only while nothing
+comes for :data:`RETRY` seconds: a long resend in progress is not restarted.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import aiomqtt
+import msgspec
+
+from faro_pi.floor.broker import Backoff, Outage
+from faro_pi.floor.config import FloorSettings
+from faro_pi.floor.pit import TableView
+from faro_pi.floor.store import Copy, copy_path, tables
+from faro_pi.floor.wire import (
+    OFFLINE,
+    ONLINE,
+    Row,
+    decode_row,
+    encode_resend,
+    subscriptions,
+    table_topic,
+    topics,
+)
+
+log = logging.getLogger("faro_pi")
+
+RETRY = 3.0
+"""Seconds without a row from a table that lacks rows before it is asked again."""
+
+AUDIT_EVERY = 1.0
+"""Seconds between looks at every table for rows it is known to lack."""
+
+BATCH = 2000
+"""Messages taken in one go at most, so the page is told at least that often."""
+
+
+class _Version(msgspec.Struct):
+    version: int = 0
+
+
+_decode_version = msgspec.json.Decoder(_Version).decode
+
+
+@dataclass
+class Gap:
+    """What the floor knows a table has, and when it last asked for the rest."""
+
+    known: int = 0
+    """The highest row the table is known to have."""
+    asked_at: float | None = None
+    grew_at: float = 0.0
+
+
+class PitBoss:
+    """Keeps a copy of every table heard on the broker, and tells the page of changes."""
+
+    def __init__(self, settings: FloorSettings):
+        self.settings = settings
+        self.folder = settings.store.path
+        self.prefix = settings.broker.prefix
+        self.views: dict[str, TableView] = {}
+        self.gaps: dict[str, Gap] = {}
+        self.watchers: list[Callable[[set[str]], None]] = []
+        """Told the names of the tables that changed, after each batch."""
+        self.client: aiomqtt.Client | None = None
+        self.connected = asyncio.Event()
+        self._told_bad: set[str] = set()
+
+    def open(self) -> None:
+        """Opens every copy in the store and runs it through its engine."""
+        self.folder.mkdir(parents=True, exist_ok=True)
+        for name in tables(self.folder):
+            self.view(name)
+        log.info("floor: %d tables' copies in %s", len(self.views), self.folder)
+
+    def view(self, name: str) -> TableView:
+        """The table's view, opening (or starting) its copy the first time."""
+        view = self.views.get(name)
+        if view is None:
+            view = TableView(name, Copy(copy_path(self.folder, name)))
+            view.restore()
+            self.views[name] = view
+            self.gaps[name] = Gap(known=view.copy.head, grew_at=time.monotonic())
+        return view
+
+    def close(self) -> None:
+        for view in self.views.values():
+            view.copy.close()
+
+    # -- the connection -------------------------------------------------------------
+
+    async def run(self) -> None:
+        """Listens to the broker for as long as the floor runs, reconnecting as needed."""
+        endpoint = self.settings.endpoint()
+        backoff, outage = Backoff(), Outage("floor", endpoint.url)
+        while True:
+            try:
+                client = endpoint.client(self.settings.broker.client_id, clean_session=False)
+                async with client:
+                    outage.connected()
+                    backoff.reset()
+                    await self._session(client)
+            except aiomqtt.MqttError as exc:
+                outage.failed(exc, backoff.next)
+            except OSError as exc:
+                outage.failed(exc, backoff.next)
+            await asyncio.sleep(backoff.delay())
+
+    async def _session(self, client: aiomqtt.Client) -> None:
+        await client.subscribe([(topic, 1) for topic in subscriptions(self.prefix)])
+        self.client = client
+        self.connected.set()
+        audits = asyncio.create_task(self._audits(), name="floor audits")
+        try:
+            messages = client.messages
+            while True:
+                batch = [await anext(messages)]
+                while len(messages) and len(batch) < BATCH:
+                    batch.append(await anext(messages))
+                self.take(batch)
+        finally:
+            self.connected.clear()
+            self.client = None
+            audits.cancel()
+
+    async def _audits(self) -> None:
+        while True:
+            await asyncio.sleep(AUDIT_EVERY)
+            now = time.monotonic()
+            for name in list(self.views):
+                self._audit(name, now)
+
+    # -- what arrives ----------------------------------------------------------------
+
+    def take(self, batch: list[aiomqtt.Message]) -> None:
+        """Keeps a batch of messages: rows into copies, statuses, states' versions."""
+        now, wall = time.monotonic(), time.time()
+        rows: dict[str, list[Row]] = {}
+        heard: set[str] = set()
+        changed: set[str] = set()
+        for message in batch:
+            where = table_topic(self.prefix, message.topic.value)
+            if where is None:
+                continue
+            name, kind = where
+            heard.add(name)
+            payload = message.payload if isinstance(message.payload, bytes) else b""
+            if kind == "journal":
+                self._row(name, payload, rows)
+            elif kind == "status":
+                self._status(name, payload, wall)
+                changed.add(name)
+            elif kind == "state":
+                self._state(name, payload)
+        changed |= self._keep(rows, now, wall)
+        for name in heard:
+            if name in self.views:
+                self._audit(name, now)
+        if changed:
+            for watcher in list(self.watchers):
+                watcher(changed)
+
+    def _row(self, name: str, payload: bytes, rows: dict[str, list[Row]]) -> None:
+        try:
+            rows.setdefault(name, []).append(decode_row(payload))
+        except ValueError as exc:
+            self._bad(name, "journal", exc)
+
+    def _keep(self, rows: dict[str, list[Row]], now: float, wall: float) -> set[str]:
+        """Each table's new rows into its copy, then through its engine; the tables that grew."""
+        grew = set()
+        for name, arrived in rows.items():
+            if not arrived:
+                continue
+            view = self.view(name)
+            gap = self.gaps[name]
+            gap.known = max(gap.known, max(row.seq for row in arrived))
+            taken = view.copy.add(arrived, wall)
+            if taken:
+                view.apply(taken)
+                gap.grew_at = now
+                grew.add(name)
+        return grew
+
+    def _status(self, name: str, payload: bytes, wall: float) -> None:
+        if payload not in (ONLINE, OFFLINE):
+            self._bad(name, "status", ValueError(f"{payload[:40]!r} is not online or offline"))
+            return
+        self.view(name).heard(payload == ONLINE, wall)
+
+    def _state(self, name: str, payload: bytes) -> None:
+        try:
+            version = _decode_version(payload).version
+        except msgspec.DecodeError as exc:
+            self._bad(name, "state", exc)
+            return
+        self.view(name)
+        gap = self.gaps[name]
+        gap.known = max(gap.known, version)
+
+    def _bad(self, name: str, kind: str, exc: Exception) -> None:
+        """A message that is not what its topic says: told once per table and topic."""
+        if (name, kind) not in self._told_bad:
+            self._told_bad.add((name, kind))
+            log.warning("floor: %s: ignored a message on %s: %s", name, kind, exc)
+
+    # -- rows the floor lacks ------------------------------------------------------------
+
+    def _audit(self, name: str, now: float) -> None:
+        """Asks the table for the rows the floor knows it lacks (see the module's notes)."""
+        gap, head = self.gaps[name], self.views[name].copy.head
+        if gap.known <= head:
+            gap.asked_at = None
+            return
+        if self.client is None:
+            return
+        if gap.asked_at is not None and (now - gap.asked_at < RETRY or now - gap.grew_at < RETRY):
+            return
+        gap.asked_at = now
+        log.info(
+            "floor: %s: rows %d to %d are missing; asking the table", name, head + 1, gap.known
+        )
+        topic = topics(self.prefix, name).resend
+        asyncio.get_running_loop().create_task(self._ask(topic, head + 1))
+
+    async def _ask(self, topic: str, seq: int) -> None:
+        client = self.client
+        if client is None:
+            return
+        with contextlib.suppress(aiomqtt.MqttError):
+            await client.publish(topic, encode_resend(seq), qos=1)

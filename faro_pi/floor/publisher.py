@@ -1,0 +1,281 @@
+"""The table's side of the floor: the journal, row by row, to the broker.
+
+The journal is the outbox. A task on the daemon's loop reads the rows that
+follow the cursor through a read-only connection of its own, in a worker
+thread, and publishes each one, in order, QoS 1, to ``PREFIX/TABLE/journal``
+(:mod:`faro_pi.floor.wire`). Up to :data:`WINDOW` rows are on their way at
+once; as the broker acknowledges them, in order, the cursor moves, and it is
+kept on disk (:mod:`faro_pi.floor.cursor`). After an outage, a restart or a
+kill -9, sending starts again after the cursor: nothing committed is
+skipped, and a row may arrive twice, never out of order. The floor's
+``resend`` request moves the sending back to the row it names.
+
+The table never waits on the floor: the daemon's watcher here only sets two
+flags, the card's commit and acknowledgement come first, and everything else
+happens after them, in this task. A broker that can't be reached is a line in
+the log and a retry, further and further apart (:mod:`faro_pi.floor.broker`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import weakref
+from collections import deque
+
+import aiomqtt
+
+from faro_pi.console import state as snapshot
+from faro_pi.floor.broker import Backoff, Broker, Outage
+from faro_pi.floor.cursor import CURSOR_FILE, START, Cursor, Mark
+from faro_pi.floor.outbox import Outbox
+from faro_pi.floor.wire import OFFLINE, ONLINE, decode_resend, topics
+from faro_pi.service.config import Config
+from faro_pi.service.journal import Journal
+
+log = logging.getLogger("faro_pi")
+
+WINDOW = 64
+"""Rows published and not yet acknowledged, at most: enough to fill a floor's link."""
+
+ACK_WITHIN = 30.0
+"""Seconds the broker has to acknowledge a row before the connection is given up as stuck."""
+
+STATE_EVERY = 0.5
+"""The retained state goes out at most twice a second."""
+
+SAVE_EVERY = 1.0
+"""Seconds between writes of the cursor while a backlog is being sent."""
+
+POLL = 2.0
+"""Seconds between looks at the journal when no watcher call has said it grew."""
+
+_RUNNING: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+"""The publisher of each daemon: one journal, one cursor, one publisher."""
+
+
+class Publisher:
+    """Sends one daemon's journal to the floor's broker; see the module's notes."""
+
+    def __init__(self, daemon, config: Config):
+        settings = config.floor
+        self.daemon = daemon
+        self.name = settings.table
+        self.broker = Broker(
+            settings.broker, settings.username, settings.password_file, settings.ca_file
+        )
+        self.topics = topics(settings.prefix, settings.table)
+        self.cursor = Cursor(daemon.journal.path.parent / CURSOR_FILE, settings.broker, self.name)
+        self.acked = START
+        """The last row the broker has acknowledged, with everything before it."""
+        self.saved = START
+        self.kept_at = 0.0
+        self.sent_to = 0
+        """The last row published on this connection: the state's version."""
+        self.resend_from: int | None = None
+        self.outbox: Outbox | None = None
+        self.grown = asyncio.Event()
+        self.state_due = asyncio.Event()
+        self.connected = False
+        self.task: asyncio.Task | None = None
+
+    @classmethod
+    def start(cls, daemon, config: Config) -> Publisher:
+        """Starts publishing ``daemon``'s journal (or returns the publisher already doing it)."""
+        running = _RUNNING.get(daemon)
+        if running is not None:
+            return running
+        publisher = cls(daemon, config)
+        _RUNNING[daemon] = publisher
+        daemon.watchers.append(publisher.changed)
+        publisher.task = asyncio.get_running_loop().create_task(publisher._run(), name="floor")
+        log.info(
+            "floor: sending the journal to %s as table %s", publisher.broker.url, publisher.name
+        )
+        return publisher
+
+    def changed(self, table, event) -> None:
+        """The daemon's watcher: a row was journaled and the table changed."""
+        self.grown.set()
+        self.state_due.set()
+
+    async def close(self) -> None:
+        """Says ``offline``, stops, and keeps the cursor (a few seconds at most)."""
+        with contextlib.suppress(ValueError):
+            self.daemon.watchers.remove(self.changed)
+        if self.task is not None:
+            self.task.cancel()
+            await asyncio.wait({self.task}, timeout=ACK_WITHIN)
+        if self.outbox is not None:
+            outbox, self.outbox = self.outbox, None
+            await asyncio.to_thread(self._keep_cursor)
+            await asyncio.to_thread(outbox.close)
+        _RUNNING.pop(self.daemon, None)
+
+    # -- the connection ------------------------------------------------------------
+
+    async def _run(self) -> None:
+        await self._open()
+        backoff, outage = Backoff(), Outage("floor", self.broker.url)
+        while True:
+            try:
+                await self._connect(outage, backoff)
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:  # the table deals on whatever the broker does
+                failure = _leaf(exc)
+                if not isinstance(failure, aiomqtt.MqttError | OSError):
+                    log.exception("floor: the publisher failed; starting it again", exc_info=exc)
+                delay = backoff.delay()
+                outage.failed(failure, delay)
+            else:
+                delay = backoff.delay()
+            self.connected = False
+            await asyncio.sleep(delay)
+
+    async def _open(self) -> None:
+        """Opens the journal for reading and finds the cursor, retrying until it can."""
+        backoff = Backoff()
+        while self.outbox is None:
+            try:
+                self.outbox = await asyncio.to_thread(self._outbox)
+            except Exception as exc:
+                log.warning("floor: cannot read the journal (%s); trying again", exc)
+                await asyncio.sleep(backoff.delay())
+
+    def _outbox(self) -> Outbox:
+        mark = self.cursor.load()
+        journal = Journal.open(self.daemon.journal.path, readonly=True)
+        head = journal.count()
+        if mark.seq > head:
+            log.warning(
+                "floor: the cursor (row %d) is past the journal's end (row %d): a new journal? "
+                "sending from row 1",
+                mark.seq,
+                head,
+            )
+            mark = START
+        self.acked = self.saved = mark
+        log.info("floor: %d of %d rows acknowledged by the broker", mark.seq, head)
+        return Outbox(journal, mark)
+
+    async def _connect(self, outage: Outage, backoff: Backoff) -> None:
+        will = aiomqtt.Will(self.topics.status, OFFLINE, qos=1, retain=True)
+        client = self.broker.client(f"faro-pi-{self.name}", will=will, timeout=5)
+        client.pending_calls_threshold = WINDOW + 16
+        async with client:
+            self.connected = True
+            outage.connected()
+            backoff.reset()
+            try:
+                await client.subscribe(self.topics.resend, qos=1)
+                await client.publish(self.topics.status, ONLINE, qos=1, retain=True)
+                self.sent_to = self.acked.seq
+                self.state_due.set()
+                async with asyncio.TaskGroup() as group:
+                    group.create_task(self._listen(client))
+                    group.create_task(self._send(client))
+                    group.create_task(self._states(client))
+            except asyncio.CancelledError:
+                with contextlib.suppress(Exception):
+                    await client.publish(self.topics.status, OFFLINE, qos=1, retain=True, timeout=1)
+                raise
+
+    # -- the three tasks of a connection ------------------------------------------
+
+    async def _listen(self, client: aiomqtt.Client) -> None:
+        """Takes the floor's resend requests; ends (raising) when the connection does."""
+        async for message in client.messages:
+            if message.topic.value != self.topics.resend:
+                continue
+            try:
+                seq = decode_resend(message.payload)
+            except ValueError as exc:
+                log.warning("floor: ignored a request on %s: %s", self.topics.resend, exc)
+                continue
+            self.resend_from = seq if self.resend_from is None else min(seq, self.resend_from)
+            self.grown.set()
+
+    async def _send(self, client: aiomqtt.Client) -> None:
+        """Publishes the rows after the cursor, and every row that follows, in order."""
+        position = self.acked.seq
+        pending: deque[tuple[Mark, asyncio.Task]] = deque()
+        try:
+            while True:
+                self.grown.clear()
+                position = self._resend_point(position)
+                rows = await asyncio.to_thread(self.outbox.read, position)
+                for mark, message in rows:
+                    publish = client.publish(
+                        self.topics.journal, message, qos=1, timeout=ACK_WITHIN
+                    )
+                    pending.append((mark, asyncio.ensure_future(publish)))
+                    self.sent_to = max(self.sent_to, mark.seq)
+                    while len(pending) >= WINDOW:
+                        await self._acknowledged(*pending.popleft())
+                if rows:
+                    position = rows[-1][0].seq
+                    continue
+                while pending:
+                    await self._acknowledged(*pending.popleft())
+                await asyncio.to_thread(self._keep_cursor)
+                with contextlib.suppress(TimeoutError):
+                    async with asyncio.timeout(POLL):
+                        await self.grown.wait()
+        finally:
+            # What the broker has acknowledged already still moves the cursor.
+            while pending and pending[0][1].done() and not pending[0][1].cancelled():
+                mark, task = pending.popleft()
+                if task.exception() is not None or mark.seq != self.acked.seq + 1:
+                    break
+                self.acked = mark
+            for _, task in pending:
+                task.cancel()
+
+    def _resend_point(self, position: int) -> int:
+        """Where sending goes on from: back to a row the floor asked for again, if any."""
+        seq, self.resend_from = self.resend_from, None
+        if seq is None or seq > position:
+            return position
+        log.info("floor: the floor asked for the rows from %d again", seq)
+        return seq - 1
+
+    async def _acknowledged(self, mark: Mark, task: asyncio.Task) -> None:
+        await task
+        if mark.seq != self.acked.seq + 1:
+            return  # a row sent again, or one the cursor had already passed
+        self.acked = mark
+        now = asyncio.get_running_loop().time()
+        if now - self.kept_at >= SAVE_EVERY:
+            self.kept_at = now
+            await asyncio.to_thread(self._keep_cursor)
+
+    def _keep_cursor(self) -> None:
+        mark = self.acked
+        if mark == self.saved:
+            return
+        try:
+            self.cursor.save(mark)
+        except OSError as exc:
+            log.warning("floor: cannot keep the cursor in %s: %s", self.cursor.path, exc)
+            return
+        self.saved = mark
+
+    async def _states(self, client: aiomqtt.Client) -> None:
+        """The table as the console shows it, retained, at most every :data:`STATE_EVERY`."""
+        while True:
+            await self.state_due.wait()
+            self.state_due.clear()
+            state = snapshot.state(self.daemon.table, self.sent_to)
+            payload = json.dumps(state, separators=(",", ":"), ensure_ascii=False).encode()
+            await client.publish(self.topics.state, payload, qos=1, retain=True, timeout=ACK_WITHIN)
+            await asyncio.sleep(STATE_EVERY)
+
+
+def _leaf(exc: BaseException) -> BaseException:
+    """The first exception inside a task group's group of them."""
+    while isinstance(exc, BaseExceptionGroup):
+        exc = exc.exceptions[0]
+    return exc

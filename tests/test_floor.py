@@ -1,0 +1,328 @@
+"""The floor of tables: each table's journal through a real Mosquitto into the floor's copy.
+
+The broker is Debian's ``mosquitto`` on a free loopback port with its own password file
+and ACL (:mod:`tests.broker`); the tables are the real daemon, in this process or in a
+process of their own (:mod:`tests.floor_table`) when a test kills them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import random
+from pathlib import Path
+
+import aiomqtt
+import pytest
+
+from faro_pi.exc import ConfigError
+from faro_pi.floor import command
+from faro_pi.floor.config import load_floor_config
+from faro_pi.floor.cursor import Cursor, Mark
+from faro_pi.floor.outbox import Outbox
+from faro_pi.floor.publisher import Publisher
+from faro_pi.floor.store import Copy, StoreError, copy_path, export_lines
+from faro_pi.floor.wire import decode_row, encode_row, table_topic, topics
+from faro_pi.game.cards import DECK
+from faro_pi.game.demo import play
+from faro_pi.game.events import CardDrawn
+from faro_pi.service import export as table_export
+from faro_pi.service.config import load_config, parse_config
+from faro_pi.service.journal import Journal
+from tests.broker import FLOOR_USER, Mosquitto, free_port
+from tests.conftest import running_table, write_config
+
+FLOOR_PASSWORD = "the-floor-watches"
+SEATS = ("Ann", "Bob", "Cy")
+
+
+def password(name: str) -> str:
+    return f"{name}-secret"
+
+
+def table_config(folder: Path, broker: Mosquitto, name: str, **more: str) -> Path:
+    """The test table's config with ``[floor]`` pointing at ``broker`` as table ``name``."""
+    folder.mkdir(parents=True, exist_ok=True)
+    path = write_config(folder)
+    secret = folder / "floor.password"
+    secret.write_text(more.pop("password", password(name)) + "\n")
+    secret.chmod(0o600)
+    floor = {
+        "broker": broker.url,
+        "table": name,
+        "username": more.pop("username", name),
+        "password_file": "floor.password",
+        **more,
+    }
+    lines = "".join(f'{key} = "{value}"\n' for key, value in floor.items())
+    path.write_text(path.read_text() + "\n[floor]\n" + lines)
+    return path
+
+
+def floor_settings(base: Path, broker: Mosquitto, *, token: str = "pit-boss", port: int = 0):
+    """The floor's config in ``base``, its store in ``base/store``."""
+    base.mkdir(parents=True, exist_ok=True)
+    secret = base / "floor.password"
+    secret.write_text(FLOOR_PASSWORD + "\n")
+    secret.chmod(0o600)
+    (base / "floor.toml").write_text(
+        f'[broker]\nurl = "{broker.url}"\nusername = "{FLOOR_USER}"\n'
+        'password_file = "floor.password"\n'
+        f'[store]\npath = "store"\n[page]\nport = {port or free_port()}\ntoken = "{token}"\n'
+        '[consoles]\nt2 = "http://10.0.0.22:8077/"\n'
+    )
+    return load_floor_config(base / "floor.toml")
+
+
+@pytest.fixture
+def broker(tmp_path):
+    users = {FLOOR_USER: FLOOR_PASSWORD, **{f"t{i}": password(f"t{i}") for i in range(1, 4)}}
+    mosquitto = Mosquitto(tmp_path / "broker", users)
+    mosquitto.start()
+    yield mosquitto
+    mosquitto.stop()
+
+
+def journal_export(path: Path) -> str:
+    with Journal.open(path, readonly=True) as journal:
+        return "".join(table_export.export_lines(journal))
+
+
+def demo_journal(path: Path, seed: int = 1, packs: int = 2) -> int:
+    """A journal of a demo night, with a refused reading in it; returns its length."""
+    with Journal.open(path) as journal:
+        for i, event in enumerate(play(random.Random(seed), SEATS, packs=packs)):
+            journal.append(event)
+            if i == 40:
+                journal.append(CardDrawn(DECK[0], "reader"), refused="the card is out already")
+        return journal.count()
+
+
+async def until(predicate, timeout: float = 20.0, every: float = 0.02) -> None:
+    """Waits for ``predicate()`` (the broker and other processes have nothing to await on)."""
+    async with asyncio.timeout(timeout):
+        while not predicate():
+            await asyncio.sleep(every)
+
+
+# -- the config ---------------------------------------------------------------------
+
+
+MINIMAL = '[reader]\nport = "/dev/faro-reader"\n'
+
+
+def test_the_floor_is_off_unless_a_broker_is_named():
+    floor = parse_config(MINIMAL).floor
+    assert floor.broker is None and floor.table is None and floor.prefix == "faro"
+    assert floor.problem() is None
+
+
+def test_a_floor_config_names_the_table_and_takes_paths_from_the_configs_folder():
+    text = MINIMAL + (
+        '[floor]\nbroker = "mqtts://floor.local"\ntable = "table-1"\nusername = "table-1"\n'
+        'password_file = "floor.password"\nca_file = "ca.crt"\n'
+    )
+    floor = parse_config(text, base_dir="/etc/faro-pi").floor
+    assert floor.password_file == Path("/etc/faro-pi/floor.password")
+    assert floor.ca_file == Path("/etc/faro-pi/ca.crt")
+
+
+@pytest.mark.parametrize(
+    ("lines", "key"),
+    [
+        ('broker = "http://floor.local"\ntable = "t1"', "floor.broker"),
+        ('broker = "mqtt://floor.local:99999"\ntable = "t1"', "floor.broker"),
+        ('broker = "mqtt://floor.local"', "floor.table"),
+        ('broker = "mqtt://floor.local"\ntable = "Table 1"', "floor.table"),
+        ('broker = "mqtt://floor.local"\ntable = "t1"\nprefix = "a/b"', "floor.prefix"),
+        ('broker = "mqtt://floor.local"\ntable = "t1"\npassword_file = "p"', "floor.password_file"),
+        ('broker = "mqtt://floor.local"\ntable = "t1"\nca_file = "ca.crt"', "floor.ca_file"),
+    ],
+)
+def test_floor_keys_that_do_not_fit_are_named(lines, key):
+    with pytest.raises(ConfigError) as caught:
+        parse_config(MINIMAL + "[floor]\n" + lines + "\n", source="config.toml")
+    assert caught.value.key == key
+    assert str(caught.value).startswith(f"config.toml: {key}: ")
+
+
+def test_the_floors_own_config_is_checked_once(tmp_path):
+    path = tmp_path / "floor.toml"
+    path.write_text('[broker]\nurl = "mqtt://floor.local"\n[store]\npath = "copies"\n')
+    settings = load_floor_config(path)
+    assert settings.store.path == tmp_path / "copies"
+    assert settings.page.port == 8078 and settings.page.host == "127.0.0.1"
+    assert settings.console("t1") == "http://t1.local:8077/"
+    path.write_text('[broker]\nurl = "ftp://floor.local"\n')
+    with pytest.raises(ConfigError, match=r"broker\.url"):
+        load_floor_config(path)
+    path.write_text('[broker]\nurl = "mqtt://x"\n[page]\nport = 0\n')
+    with pytest.raises(ConfigError, match=r"page\.port"):
+        load_floor_config(path)
+    path.write_text("[store]\n")
+    with pytest.raises(ConfigError, match=r"broker\.url: required"):
+        load_floor_config(path)
+
+
+# -- the wire, the copy, the outbox ------------------------------------------------------
+
+
+def test_a_row_goes_out_in_the_issues_shape_and_comes_back_byte_for_byte():
+    event = {"card": "KD", "source": "reader", "type": "card"}
+    message = encode_row(7, 2, event, None)
+    assert json.loads(message) == {"seq": 7, "pack": 2, "event": event, "refused": None}
+    assert list(json.loads(message)) == ["seq", "pack", "event", "refused"]
+    row = decode_row(message)
+    assert (row.seq, row.pack, row.refused) == (7, 2, None)
+    assert bytes(row.event) == b'{"card":"KD","source":"reader","type":"card"}'
+    for bad in (b"{}", b"[1]", b'{"seq":0,"pack":1,"event":{}}', b'{"seq":1,"pack":1,"event":[]}'):
+        with pytest.raises(ValueError):
+            decode_row(bad)
+    assert table_topic("faro", "faro/t-1/journal") == ("t-1", "journal")
+    assert table_topic("faro", "faro/T1/journal") is None
+    assert table_topic("faro", "other/t1/journal") is None
+
+
+def test_a_copy_takes_only_the_next_row_and_each_row_once(tmp_path):
+    copy = Copy(tmp_path / "t1.sqlite3")
+    rows = [decode_row(encode_row(n, 1, {"type": "lock"}, None)) for n in range(1, 6)]
+    assert [r.seq for r in copy.add([rows[0], rows[2]])] == [1]
+    assert [r.seq for r in copy.add([rows[2], rows[1], rows[1], rows[0]])] == [2, 3]
+    assert copy.head == 3
+    assert [r.seq for r in copy.add(rows)] == [4, 5]
+    copy.close()
+    assert Copy(tmp_path / "t1.sqlite3").head == 5
+
+
+def test_the_copys_export_is_the_tables_export_byte_for_byte(tmp_path):
+    journal = tmp_path / "journal.sqlite3"
+    count = demo_journal(journal)
+    with Journal.open(journal, readonly=True) as reading:
+        outbox = Outbox(reading, Mark(0, 1))
+        messages = []
+        while batch := outbox.read(len(messages), limit=100):
+            messages += [message for _, message in batch]
+    assert len(messages) == count
+    copy = Copy(copy_path(tmp_path, "t1"))
+    random.Random(5).shuffle(messages)  # the copy puts them back in order, whatever comes
+    while copy.head < count:
+        copy.add([decode_row(m) for m in messages])
+    copy.close()
+    assert "".join(export_lines(tmp_path, "t1")) == journal_export(journal)
+    with pytest.raises(StoreError, match="no copy of table 't9'"):
+        list(export_lines(tmp_path, "t9"))
+
+
+def test_the_outbox_counts_packs_from_the_cursor_and_back_from_it(tmp_path):
+    journal = tmp_path / "journal.sqlite3"
+    demo_journal(journal, packs=3)
+    with Journal.open(journal, readonly=True) as reading:
+        everything = [json.loads(m) for _, m in Outbox(reading, Mark(0, 1)).read(0, limit=10**6)]
+        packs = {row["seq"]: row["pack"] for row in everything}
+        shuffles = [r["seq"] for r in everything if r["event"]["type"] == "shuffle"]
+        assert [packs[s] for s in shuffles] == [2, 3]
+        assert packs[shuffles[0] - 1] == 1 and packs[len(packs)] == 3
+        middle = shuffles[1] + 5
+        outbox = Outbox(reading, Mark(middle, packs[middle]))
+        for after in (0, 1, shuffles[0] - 1, shuffles[0], middle, middle + 20):
+            (first, _), *_ = outbox.read(after, limit=1)
+            assert first.pack == packs[after + 1], after
+
+
+def test_the_cursor_is_kept_whole_and_belongs_to_one_broker_and_name(tmp_path):
+    path = tmp_path / "floor.cursor"
+    cursor = Cursor(path, "mqtt://a", "t1")
+    assert cursor.load() == (0, 1)
+    cursor.save(Mark(12, 2))
+    assert cursor.load() == (12, 2)
+    assert Cursor(path, "mqtt://b", "t1").load() == (0, 1)
+    assert Cursor(path, "mqtt://a", "t2").load() == (0, 1)
+    path.write_text('{"broker": "mqtt://a", "tab')
+    assert cursor.load() == (0, 1)
+    assert [p.name for p in tmp_path.iterdir()] == ["floor.cursor"]
+
+
+# -- one table and the floor, through the broker ------------------------------------------
+
+
+@contextlib.asynccontextmanager
+async def floor_running(base: Path, broker: Mosquitto, **kwargs):
+    """The floor (pit boss and page) in this process; yields (boss, page, port)."""
+    settings = floor_settings(base, broker, **kwargs)
+    ready = asyncio.get_running_loop().create_future()
+    task = asyncio.create_task(
+        command.serve(settings, environ={}, started=lambda *a: ready.set_result(a))
+    )
+    done, _ = await asyncio.wait({ready, task}, return_when=asyncio.FIRST_COMPLETED)
+    if task in done:
+        task.result()
+    boss, page, stop, port = ready.result()
+    await asyncio.wait_for(boss.connected.wait(), 10)
+    try:
+        yield boss, page, port
+    finally:
+        stop.set()
+        assert await task == 0
+
+
+@contextlib.asynccontextmanager
+async def table_publishing(folder: Path, broker: Mosquitto, name: str, **more):
+    table_config(folder, broker, name, **more)
+    config = load_config(folder / "config.toml", environ={})
+    async with running_table(folder) as (daemon, _, _):
+        publisher = Publisher.start(daemon, config)
+        try:
+            yield daemon, publisher
+        finally:
+            await publisher.close()
+
+
+def deal(daemon, seed: int = 1, packs: int = 1) -> None:
+    for event in play(random.Random(seed), SEATS, packs=packs):
+        daemon.enter(event)
+
+
+def test_a_tables_journal_reaches_the_floors_copy_in_order(tmp_path, broker):
+    async def scenario():
+        async with (
+            floor_running(tmp_path / "floor", broker) as (boss, _, _),
+            table_publishing(tmp_path / "t1", broker, "t1") as (daemon, publisher),
+        ):
+            deal(daemon, packs=2)
+            head = daemon.journal.count()
+            await until(lambda: "t1" in boss.views and boss.views["t1"].copy.head == head)
+            view = boss.views["t1"]
+            assert view.online is True
+            assert view.table.pack.number == daemon.table.pack.number == 2
+            assert view.table.balances == daemon.table.balances
+            await until(lambda: publisher.acked.seq == head)
+        store = tmp_path / "floor" / "store"
+        assert "".join(export_lines(store, "t1")) == journal_export(
+            tmp_path / "t1" / "journal.sqlite3"
+        )
+        cursor = json.loads((tmp_path / "t1" / "floor.cursor").read_text())
+        assert (cursor["seq"], cursor["pack"], cursor["table"]) == (head, 2, "t1")
+
+    asyncio.run(scenario())
+
+
+def test_a_table_cannot_publish_as_another(tmp_path, broker):
+    """The ACL: each table's user writes only its own topics, whatever it is told to name."""
+
+    async def scenario():
+        async with floor_running(tmp_path / "floor", broker) as (boss, _, _):
+            async with aiomqtt.Client(
+                "127.0.0.1", broker.port, username="t1", password=password("t1")
+            ) as impostor:
+                forged = encode_row(1, 1, {"type": "shuffle"}, None)
+                await impostor.publish(topics("faro", "t2").journal, forged, qos=1)
+                await impostor.publish(topics("faro", "t2").status, b"online", qos=1, retain=True)
+                await impostor.publish(topics("faro", "t1").status, b"online", qos=1, retain=True)
+            # t1's own status went out last on the same connection: the broker passes a
+            # client's messages on in order, so anything it let through has arrived.
+            await until(lambda: "t1" in boss.views)
+            assert "t2" not in boss.views
+            assert not copy_path(boss.folder, "t2").exists()
+
+    asyncio.run(scenario())
