@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import itertools
 import logging
 import random
@@ -17,14 +18,18 @@ from hypothesis import strategies as st
 from faro_pi.devices import Output
 from faro_pi.devices.case_keeper import (
     STILL,
+    TICK,
     CaseKeeper,
     Signal,
     cells,
     column,
     frame_at,
+    last_three_blink,
+    pair_blink,
     signal_for,
     steady_frame,
 )
+from faro_pi.devices.shift_registers import SPI_HZ
 from faro_pi.devices.wiring import (
     ALL_LIT,
     CASE_KEEPER,
@@ -40,13 +45,18 @@ from faro_pi.devices.wiring import (
     grid,
     outputs_frame,
 )
+from faro_pi.exc import FaroError
 from faro_pi.game.cards import DECK, RANKS, SUITS, parse_card
 from faro_pi.game.events import Alarm, Bet, CardDrawn, Clear, Lock, Session, Shuffle, Void
 from faro_pi.game.rules import Table
 from faro_pi.service.config import LedsConfig
 from faro_pi.virtual.chain import VirtualChain, watched_factory
+from tests.fake_lgpio import Lgpio, pi_factory
 
 LEDS = LedsConfig(driver="74hc595", data=10, clock=11, latch=8, enable=18, brightness=1.0)
+SPI = dataclasses.replace(LEDS, driver="74hc595-spi")
+BOTH = pytest.mark.parametrize("leds", [LEDS, SPI], ids=["bit-banged", "spi"])
+"""Run on either driver: the chain decodes both from the pins."""
 TINY = 0.002
 """Seconds per phase in the tests that let the timers run."""
 LONG = 60.0
@@ -368,8 +378,9 @@ def test_a_signal_is_data():
 # -- the keeper on mock pins, read back by the chain ----------------------------------------
 
 
-def test_the_leds_stay_blank_until_the_first_latch():
-    with keeper_on() as (keeper, chain, factory):
+@BOTH
+def test_the_leds_stay_blank_until_the_first_latch(leds):
+    with keeper_on(leds) as (keeper, chain, factory):
         assert chain.latches == 0
         assert chain.brightness == 0
         assert factory.pin(18).state  # OE high
@@ -384,11 +395,12 @@ async def _show_once(keeper, table, event=None):
     keeper.show(table, event)
 
 
-def test_every_card_of_a_pack_latches_one_whole_frame():
+@BOTH
+def test_every_card_of_a_pack_latches_one_whole_frame(leds):
     """Phase 0 only (the timers never fire): one latch per card, each a whole frame."""
 
     async def scenario():
-        with keeper_on(tick=LONG) as (keeper, chain, _):
+        with keeper_on(leds, tick=LONG) as (keeper, chain, _):
             table = Table()
             keeper.show(table)
             pack = deal(11)
@@ -407,11 +419,12 @@ def test_every_card_of_a_pack_latches_one_whole_frame():
     asyncio.run(scenario())
 
 
-def test_a_whole_pack_shows_its_case_after_every_card():
+@BOTH
+def test_a_whole_pack_shows_its_case_after_every_card(leds):
     """The timers run: after each card the chain latches the case worked out here."""
 
     async def scenario():
-        with keeper_on() as (keeper, chain, _):
+        with keeper_on(leds) as (keeper, chain, _):
             table = Table()
             keeper.show(table)
             for pack_number, seed in enumerate((1, 2), 1):
@@ -433,9 +446,10 @@ def test_a_whole_pack_shows_its_case_after_every_card():
     asyncio.run(scenario())
 
 
-def test_a_pair_flashes_three_times_on_the_pins():
+@BOTH
+def test_a_pair_flashes_three_times_on_the_pins(leds):
     async def scenario():
-        with keeper_on() as (keeper, chain, _):
+        with keeper_on(leds) as (keeper, chain, _):
             table = Table()
             pack = deal()
             for card in pack[:2]:
@@ -565,8 +579,9 @@ def test_a_restarted_keeper_shows_the_table_as_it_stands():
     asyncio.run(scenario())
 
 
-def test_brightness_is_oes_duty_cycle():
-    dim = LedsConfig("74hc595", 10, 11, 8, 18, 0.25)
+@BOTH
+def test_brightness_is_oes_duty_cycle(leds):
+    dim = dataclasses.replace(leds, brightness=0.25)
     with keeper_on(dim) as (keeper, chain, factory):
         assert chain.brightness == 0
         asyncio.run(_show_once(keeper, Table()))
@@ -589,8 +604,9 @@ def test_a_pin_without_pwm_lights_at_full_brightness(caplog):
     factory.close()
 
 
-def test_without_an_enable_pin_the_frames_still_arrive():
-    tied = LedsConfig("74hc595", 10, 11, 8, None, 1.0)
+@BOTH
+def test_without_an_enable_pin_the_frames_still_arrive(leds):
+    tied = dataclasses.replace(leds, enable=None)
     with keeper_on(tied, tick=LONG) as (keeper, chain, _):
         asyncio.run(_show_once(keeper, Table()))
         assert chain.brightness == 1
@@ -606,9 +622,10 @@ def test_other_pins_follow_the_config():
         assert chain.grid()[1] == "111111111110" + "1"
 
 
-def test_close_stops_the_blinking():
+@BOTH
+def test_close_stops_the_blinking(leds):
     async def scenario():
-        with keeper_on() as (keeper, chain, _):
+        with keeper_on(leds) as (keeper, chain, _):
             table = Table()
             table.apply(Alarm("lost", "silent"))
             keeper.show(table, table.alarms[0])
@@ -620,3 +637,147 @@ def test_close_stops_the_blinking():
             assert chain.latches == count
 
     asyncio.run(scenario())
+
+
+# -- on a Pi: gpiozero's lgpio backend, over a counting stand-in for lgpio ---------------
+
+
+@contextlib.contextmanager
+def keeper_on_a_pi(config: LedsConfig, lgpio: Lgpio | None = None):
+    lgpio = lgpio or Lgpio()
+    factory = pi_factory(lgpio)
+    keeper = None
+    try:
+        keeper = CaseKeeper(config, factory, tick=LONG)
+        yield keeper, lgpio
+    finally:
+        if keeper is not None:
+            keeper.close()
+        factory.close()
+
+
+def test_on_a_pi_a_frame_is_one_spi_write_to_spidev0_0_in_mode_0():
+    async def scenario():
+        with keeper_on_a_pi(SPI) as (keeper, lgpio):
+            assert lgpio.spi_opened == [(0, 0, 500_000, 0)]  # /dev/spidev0.0, mode 0
+            assert 500_000 <= SPI_HZ <= 1_000_000
+            table = Table()
+            keeper.show(table)
+            pack = deal(3)
+            for card in pack[:10]:
+                lgpio.calls.clear()
+                keeper.show(table, card_event(table, card))
+                assert dict(lgpio.calls) == {"spi_write": 1}  # the whole frame, and the latch
+                assert bytes_frame(lgpio.sent[-1][1]) == keeper.shown
+                assert len(lgpio.sent[-1][1]) == REGISTERS
+            assert keeper.steady == expected(pack[:10])
+            assert not {10, 11, 8} & set(lgpio.modes)  # the kernel's pins: never claimed
+
+    asyncio.run(scenario())
+
+
+def test_on_a_pi_bit_banging_is_170_writes_a_frame_each_asking_the_mode():
+    """Why the SPI driver exists: gpiozero checks a pin's mode before every write."""
+
+    async def scenario():
+        with keeper_on_a_pi(LEDS) as (keeper, lgpio):
+            keeper.show(Table())
+            lgpio.calls.clear()
+            keeper.latch(0)
+            assert dict(lgpio.calls) == {"gpio_write": 170, "gpio_get_mode": 170}
+
+    asyncio.run(scenario())
+
+
+def test_spi0_that_does_not_open_says_how_to_turn_it_on():
+    lgpio = Lgpio()
+
+    def no_spi(*args):
+        raise lgpio.error("'SPI open failed'")
+
+    lgpio.spi_open = no_spi
+    with pytest.raises(FaroError) as caught, keeper_on_a_pi(SPI, lgpio):
+        pass
+    message = str(caught.value)
+    assert "SPI open failed" in message and "raspi-config nonint do_spi 0" in message
+    assert "group spi" in message and 'leds.driver = "74hc595"' in message
+
+
+def test_the_spi_driver_wants_spi0s_pins():
+    moved = dataclasses.replace(SPI, data=5, clock=6, latch=13)
+    with pytest.raises(FaroError, match=r"^leds.data: must be GPIO 10 \(SPI0 MOSI\)"):
+        CaseKeeper(moved, MockFactory())
+
+
+def test_gpiozeros_own_mock_pins_take_the_spi_driver_in_software():
+    """gpiozero's plain mock factory has no SPI that opens; its pins carry the same edges."""
+    factory = MockFactory()
+    keeper = CaseKeeper(SPI, factory, tick=LONG)
+    try:
+        asyncio.run(_show_once(keeper, Table()))
+        assert keeper.shown == ALL_LIT and not factory.pin(18).state
+    finally:
+        keeper.close()
+        factory.close()
+
+
+# -- waking the loop only when the LEDs change -----------------------------------------
+
+
+class CountingLoop(asyncio.SelectorEventLoop):
+    """An event loop that keeps the callbacks of every timer scheduled on it."""
+
+    def __init__(self):
+        super().__init__()
+        self.timers: list = []
+
+    def call_at(self, when, callback, *args, context=None):
+        self.timers.append(callback)
+        return super().call_at(when, callback, *args, context=context)
+
+
+def keeper_timers(loop: CountingLoop, keeper: CaseKeeper) -> int:
+    return sum(1 for callback in loop.timers if getattr(callback, "__self__", None) is keeper)
+
+
+FAST = 25
+"""Table time runs this much faster in the tests below."""
+
+
+@pytest.mark.parametrize(
+    ("cards", "wakes"),
+    [
+        (1, 0),  # the soda: nothing to show but the case, no timer at all
+        (3, 6),  # a pair's three flashes: six changes, not 12 phases
+        (49, 8),  # the last three's slow blink, 4 s of it: twice a second, not 8 times
+    ],
+)
+def test_the_loop_wakes_only_when_the_leds_change(cards, wakes):
+    async def scenario():
+        loop = asyncio.get_running_loop()
+        with keeper_on(tick=TICK / FAST) as (keeper, chain, _):
+            table = Table()
+            for card in deal(5)[:cards]:
+                keeper.show(table, card_event(table, card))
+            if cards == 49:
+                await asyncio.sleep(len(keeper.signal.once) * TICK / FAST)  # the pair's flashes
+            before, latches = keeper_timers(loop, keeper), chain.latches
+            await asyncio.sleep(4 / FAST)  # 4 s of table time
+            woke = keeper_timers(loop, keeper) - before
+            assert woke == pytest.approx(wakes, abs=1)
+            assert chain.latches - latches >= woke - 1  # each wake-up latched a change
+
+    loop = CountingLoop()
+    try:
+        loop.run_until_complete(scenario())
+    finally:
+        loop.close()
+
+
+def test_a_signal_steps_to_the_next_change_only():
+    blink = Signal(loop=last_three_blink(0b111))
+    assert [blink.next_change(p) for p in range(8)] == [4, 4, 4, 4, 8, 8, 8, 8]
+    pair = Signal(once=pair_blink(DECK[0], DECK[1]))
+    assert [pair.next_change(p) for p in (0, 2, 10, 11, 12)] == [2, 4, 12, 12, None]
+    assert STILL.next_change(0) is None
+    assert Signal(loop=(5, 5)).next_change(3) is None  # a loop that never changes rests

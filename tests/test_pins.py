@@ -1,4 +1,4 @@
-"""The pin factory, found by name among gpiozero's registered factories."""
+"""The pin factory, found by name among gpiozero's registered factories; SPI0's pins."""
 
 from __future__ import annotations
 
@@ -9,7 +9,9 @@ from gpiozero.pins.mock import MockFactory
 
 from faro_pi.devices import pins
 from faro_pi.devices.pins import GROUP, factory_name, pin_factory
+from faro_pi.devices.wiring import spi_clashes
 from faro_pi.exc import FaroError
+from faro_pi.service.config import SCHEMA
 
 
 def test_no_name_lets_gpiozero_choose():
@@ -49,3 +51,30 @@ def test_a_factory_that_cannot_load_says_why_in_one_line(monkeypatch):
 
 def test_an_unregistered_factory_is_named_by_its_class():
     assert factory_name(object()) == "object"
+
+
+# -- SPI0's pins, when the case keeper's chain is on SPI ---------------------------------
+
+CHAIN_ON_SPI0 = {"leds.data": 10, "leds.clock": 11, "leds.latch": 8, "leds.enable": 18}
+
+
+def test_the_default_pins_are_spi0s():
+    assert spi_clashes({**CHAIN_ON_SPI0, "buttons.signal": 17}) == []
+    defaults = {key: spec.default for key, spec in SCHEMA["leds"].keys.items()}
+    assert (defaults["data"], defaults["clock"], defaults["latch"]) == (10, 11, 8)
+
+
+def test_the_chains_pins_must_be_mosi_sclk_and_ce0():
+    clashes = spi_clashes({**CHAIN_ON_SPI0, "leds.clock": 21, "leds.latch": 7})
+    assert clashes == [
+        ("leds.clock", "must be GPIO 11 (SPI0 SCLK) for the chain on SPI, not 21"),
+        ("leds.latch", "must be GPIO 8 (SPI0 CE0) for the chain on SPI, not 7"),
+    ]
+
+
+@pytest.mark.parametrize(("pin", "line"), [(9, "MISO"), (7, "CE1")])
+def test_no_other_key_may_take_a_pin_the_kernel_holds_for_spi0(pin, line):
+    clashes = spi_clashes({**CHAIN_ON_SPI0, "buttons.undo": pin})
+    assert clashes == [
+        ("buttons.undo", f"GPIO {pin} is SPI0 {line}, which the kernel holds while SPI is on")
+    ]

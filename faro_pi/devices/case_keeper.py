@@ -23,9 +23,10 @@ import asyncio
 import logging
 from dataclasses import dataclass
 
-from gpiozero import CompositeDevice, DigitalOutputDevice, PWMOutputDevice
+from gpiozero import DigitalOutputDevice, PWMOutputDevice
 from gpiozero.exc import GPIOZeroError, PinPWMUnsupported
 
+from faro_pi.devices.shift_registers import DRIVERS, ShiftRegisters, SPIShiftRegisters
 from faro_pi.devices.wiring import ALL_LIT, frame_bytes
 from faro_pi.exc import FaroError
 from faro_pi.game.cards import RANKS, SUITS, Card
@@ -84,6 +85,20 @@ class Signal:
     def running(self, phase: int) -> bool:
         """Whether to step on from ``phase`` (the last of ``once`` steps back to steady)."""
         return bool(self.loop) or phase < len(self.once)
+
+    def next_change(self, phase: int) -> int | None:
+        """The first phase after ``phase`` that inverts other LEDs; None if it rests on these.
+
+        The phases between show the same, so nothing need wake up for them.
+        """
+        mask, later = self.mask(phase), phase
+        for _ in range(len(self.once) + len(self.loop)):  # past ``once`` and round ``loop``
+            if not self.running(later):
+                return None
+            later += 1
+            if self.mask(later) != mask:
+                return later
+        return None
 
 
 STILL = Signal()
@@ -158,37 +173,6 @@ CASE_EVENTS = (CardDrawn, Void, Shuffle, Alarm, Clear)
 """What changes the case keeper; the rest (bets, locks, calls) leave a blink running."""
 
 
-class ShiftRegisters(CompositeDevice):
-    """The 74HC595 chain on three GPIOs: SER, SRCLK and RCLK, bit-banged.
-
-    RCLK idles high; a write takes it low, shifts the 56 bits (the data set,
-    then a rising edge of SRCLK each) and raises it, which latches the whole
-    frame at once. These are SPI mode 0's edges with RCLK as the chip select,
-    and the default pins are SPI0's (MOSI 10, SCLK 11, CE0 8), so the Pi's
-    SPI hardware could take over without a change to the board.
-    """
-
-    def __init__(self, data: int, clock: int, latch: int, *, pin_factory=None):
-        super().__init__(
-            data=DigitalOutputDevice(data, pin_factory=pin_factory),
-            clock=DigitalOutputDevice(clock, pin_factory=pin_factory),
-            latch=DigitalOutputDevice(latch, initial_value=True, pin_factory=pin_factory),
-            _order=("data", "clock", "latch"),
-            pin_factory=pin_factory,
-        )
-
-    def write(self, frame: int) -> None:
-        """Shift ``frame`` in and latch it."""
-        data, clock, latch = self.data, self.clock, self.latch
-        latch.off()
-        for byte in frame_bytes(frame):
-            for bit in (7, 6, 5, 4, 3, 2, 1, 0):
-                data.value = byte >> bit & 1
-                clock.on()
-                clock.off()
-        latch.on()
-
-
 class CaseKeeper:
     """The LEDs of the case: an :class:`~faro_pi.devices.Output`, told of every applied event.
 
@@ -198,7 +182,7 @@ class CaseKeeper:
     """
 
     def __init__(self, config: LedsConfig, factory=None, *, tick: float = TICK):
-        if config.driver != "74hc595":
+        if config.driver not in DRIVERS:
             raise FaroError(f"leds.driver = {config.driver!r}: no case keeper to drive")
         self.brightness = config.brightness
         self.tick = tick
@@ -211,16 +195,19 @@ class CaseKeeper:
         self._still = asyncio.Event()
         self._still.set()
         self._enable: DigitalOutputDevice | PWMOutputDevice | None = None
-        self._chain: ShiftRegisters | None = None
+        self._chain: ShiftRegisters | SPIShiftRegisters | None = None
         try:
             if config.enable is not None:
                 self._enable = self._output_enable(config.enable, factory)
-            self._chain = ShiftRegisters(
+            self._chain = DRIVERS[config.driver](
                 config.data, config.clock, config.latch, pin_factory=factory
             )
         except GPIOZeroError as exc:
             self.close()
             raise FaroError(f"leds: {exc}") from exc
+        except FaroError:
+            self.close()
+            raise
 
     def _output_enable(self, pin: int, factory) -> DigitalOutputDevice | PWMOutputDevice:
         """OE, high (blank) for now: PWM if dimmed and the pin can, else on/off."""
@@ -256,18 +243,21 @@ class CaseKeeper:
         """Whether a signal is still stepping (a timer is pending)."""
         return self._timer is not None
 
-    def _step(self) -> None:
+    def _step(self, phase: int) -> None:
         self._timer = None
-        self.phase += 1
+        self.phase = phase
         self._show()
 
     def _show(self) -> None:
+        """Latches the phase's frame; the loop wakes again only when the LEDs must change."""
         self.latch(frame_at(self.steady, self.signal, self.phase))
-        if self.signal.running(self.phase):
-            self._timer = asyncio.get_running_loop().call_later(self.tick, self._step)
-            self._still.clear()
-        else:
+        later = self.signal.next_change(self.phase)
+        if later is None:
             self._still.set()
+            return
+        delay = (later - self.phase) * self.tick
+        self._timer = asyncio.get_running_loop().call_later(delay, self._step, later)
+        self._still.clear()
 
     async def still(self) -> None:
         """Waits until no signal is stepping: the steady case is what shows."""
@@ -284,7 +274,7 @@ class CaseKeeper:
         """Writes ``frame`` unless it is already showing; the first one also lights the LEDs."""
         if frame == self.shown:
             return
-        self._chain.write(frame)
+        self._chain.write(frame_bytes(frame))
         first = self.shown is None
         self.shown = frame
         if first and self._enable is not None:

@@ -21,7 +21,7 @@ that card's LED is lit (the card is still in the box).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import NamedTuple
 
 from faro_pi.game.cards import DECK, RANKS, SUITS
@@ -95,6 +95,32 @@ ROLES: tuple[Role, ...] = (
     ),
 )
 """The Pi's pins on the chain. SRCLR (pin 10) is tied to 3.3 V, as is VCC: never cleared."""
+
+SPI0_PINS: dict[int, str] = {7: "CE1", 8: "CE0", 9: "MISO", 10: "MOSI", 11: "SCLK"}
+"""BCM pins SPI0 takes when it is on (``dtparam=spi=on``); the kernel holds CE0 and CE1 itself."""
+
+
+def spi_clashes(pins: Mapping[str, int]) -> list[tuple[str, str]]:
+    """Why SPI0 cannot drive the chain on ``pins`` (``"leds.data"`` → BCM, as
+    :meth:`~faro_pi.service.config.Config.pins` gives them): ``(key, reason)`` pairs.
+
+    SER, SRCLK and RCLK must be SPI0's MOSI, SCLK and CE0, and no other key may
+    use a pin of SPI0: with SPI on, the kernel holds all five.
+    """
+    wanted = {f"leds.{role.key}": role.spi for role in ROLES if role.spi is not None}
+    by_line = {line: pin for pin, line in SPI0_PINS.items()}
+    clashes = []
+    for key, pin in pins.items():
+        line = SPI0_PINS.get(pin)
+        if key in wanted and line != wanted[key]:
+            need = wanted[key]
+            why = f"must be GPIO {by_line[need]} (SPI0 {need}) for the chain on SPI, not {pin}"
+            clashes.append((key, why))
+        elif key not in wanted and line is not None:
+            why = f"GPIO {pin} is SPI0 {line}, which the kernel holds while SPI is on"
+            clashes.append((key, why))
+    return clashes
+
 
 SHIFT_ORDER: tuple[tuple[int, int], ...] = tuple(
     (position // OUTPUTS, position % OUTPUTS) for position in reversed(range(CHAIN))

@@ -9,7 +9,9 @@ the case keeper shows (:meth:`VirtualChain.grid`), whoever drove the pins.
 
 Every pin of such a factory supports PWM (as a Pi's do under lgpio) and still
 takes ``drive_low()``/``drive_high()``, so the shoe's buttons can be pressed on
-the same factory.
+the same factory. The factory has an SPI0 too (:class:`VirtualSPI`), which
+drives SCLK, MOSI and CE0 as the Pi's peripheral does, so the chain decodes
+``leds.driver = "74hc595-spi"`` from the same pins.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import time
 from collections.abc import Callable
 from typing import NamedTuple
 
+from gpiozero.pins import SPI
 from gpiozero.pins.mock import MockFactory, MockPWMPin
 
 from faro_pi.devices.wiring import CHAIN, ROLES, grid, outputs_frame
@@ -55,6 +58,88 @@ class WatchedPin(MockPWMPin):
         super()._set_function(value)
         if value != before and self.chain is not None:
             self.chain.changed(self)
+
+
+class VirtualSPI(SPI):
+    """SPI0 of the simulated Pi, in mode 0: CE0 low, each bit on MOSI before a rising
+    edge of SCLK, most significant first, CE0 high after the last.
+
+    What gpiozero's own SPI classes do on a Pi: the pins are reserved, and
+    :meth:`transfer` is one call however long the data. Reading is not wired
+    (the chain has no MISO): it reads zeros.
+    """
+
+    def __init__(self, clock_pin, mosi_pin, miso_pin, select_pin, *, pin_factory):
+        self._pins = None
+        super().__init__(pin_factory=pin_factory)
+        reserved = [pin for pin in (clock_pin, mosi_pin, miso_pin, select_pin) if pin is not None]
+        self.pin_factory.reserve_pins(self, *reserved)
+        self._clock, self._mosi, self._select = (
+            pin_factory.pin(number) for number in (clock_pin, mosi_pin, select_pin)
+        )
+        self._pins = (self._clock, self._mosi, self._select)
+        for pin in self._pins:
+            pin.function = "output"
+        self._select.state = True
+        self._clock.state = False
+        self._mode = 0
+        self._rate = 500_000
+        self.transfers = 0
+        """Transfers so far: one system call each on a Pi."""
+
+    def close(self) -> None:
+        if self._pins is not None:
+            for pin in self._pins:
+                pin.close()
+            self._pins = None
+            self.pin_factory.release_all(self)
+        super().close()
+
+    @property
+    def closed(self) -> bool:
+        return self._pins is None
+
+    def transfer(self, data):
+        self._check_open()
+        clock, mosi, select = self._pins
+        select.state = False
+        for byte in data:
+            for bit in (7, 6, 5, 4, 3, 2, 1, 0):
+                mosi.state = byte >> bit & 1
+                clock.state = True
+                clock.state = False
+        select.state = True
+        self.transfers += 1
+        return [0] * len(data)
+
+    def _get_clock_mode(self):
+        return self._mode
+
+    def _set_clock_mode(self, value):
+        if value != 0:
+            raise ValueError("the virtual SPI0 does mode 0 only, as the chain wants")
+        self._mode = value
+
+    def _get_rate(self):
+        return self._rate
+
+    def _set_rate(self, value):
+        self._rate = int(value)
+
+
+class WatchedFactory(MockFactory):
+    """gpiozero's mock factory with :class:`WatchedPin` pins and :class:`VirtualSPI` for SPI.
+
+    gpiozero's own mock SPI cannot be opened on a factory handed to it (its software
+    SPI asks for the default pin factory); a backend names its SPI class in
+    ``_get_spi_class``, as gpiozero's lgpio and mock backends do.
+    """
+
+    def __init__(self):
+        super().__init__(pin_class=WatchedPin)
+
+    def _get_spi_class(self, shared, hardware):
+        return VirtualSPI
 
 
 class Latch(NamedTuple):
@@ -180,9 +265,9 @@ def _default_leds() -> LedsConfig:
     return LedsConfig(**{key: spec.default for key, spec in SCHEMA["leds"].keys.items()})
 
 
-def watched_factory(config: LedsConfig | None = None) -> tuple[MockFactory, VirtualChain]:
+def watched_factory(config: LedsConfig | None = None) -> tuple[WatchedFactory, VirtualChain]:
     """A mock pin factory with a chain on ``config``'s pins (by default, the default pins)."""
     config = config or _default_leds()
-    factory = MockFactory(pin_class=WatchedPin)
+    factory = WatchedFactory()
     chain = VirtualChain.attach(factory, config.data, config.clock, config.latch, config.enable)
     return factory, chain
