@@ -975,3 +975,79 @@ def test_a_pair_settled_shows_under_the_felt_on_a_phone(tmp_path):
             assert "Dee" not in [p.player for p in table.daemon.table.predictions if p.rank == 5]
 
     run(scenario)
+
+
+def test_players_join_and_leave_and_the_night_is_closed_from_the_page(tmp_path):
+    async def scenario():
+        async with table_with_page(tmp_path) as table:
+            page = table.page
+            table.enter(
+                {"type": "session", "seats": SEATS, "banker": "Cy"},
+                {"type": "bet", "player": "Ann", "rank": "9", "weight": 4, "copper": False},
+            )
+            first = ["2H", "5D", "9C"]  # the soda; 5 loses and 9 wins: Ann +4
+            table.deal(*first)
+            await table.settled()
+
+            def seats():
+                return table.daemon.table.seats
+
+            # Join asks a name; the newcomer sits at the end of the table order.
+            await page.tap("#join")
+            await page.fill("#join-name", "  Dee ")
+            await page.tap("#join-confirm")
+            await expect(page.locator("#players .player")).to_have_text(["Ann", "Bob", "Dee"])
+            assert seats() == ("Ann", "Bob", "Cy", "Dee")
+
+            # Leave offers everyone seated but the banker; Ann's result stays, marked.
+            await page.tap("#leave")
+            await expect(page.locator("#leave-list button")).to_have_text(
+                ["Ann gets up", "Bob gets up", "Dee gets up"]
+            )
+            await page.tap('#leave-list [data-player="Ann"]')
+            ann = page.locator('#balances li[data-player="Ann"]')
+            await expect(ann.locator(".badge.gone")).to_have_text("left")
+            await expect(ann.locator(".balance")).to_have_text("+4")
+            assert seats() == ("Bob", "Cy", "Dee")
+            assert table.daemon.table.predictions == []  # her bet on the 9 withdrawn
+
+            # Back again, with the result she left with.
+            await page.tap("#join")
+            await page.fill("#join-name", "Ann")
+            await page.keyboard.press("Enter")
+            await expect(ann.locator(".badge.gone")).to_have_count(0)
+            await expect(ann.locator(".balance")).to_have_text("+4")
+            assert seats() == ("Bob", "Cy", "Dee", "Ann")
+
+            # The night closes between packs only: after the hock, here.
+            await expect(page.locator("#close-night")).to_be_disabled()
+            table.deal(*[code for code in pack_ending_with() if code not in first])
+            await table.settled()
+            await page.tap("#close-night")
+            await expect(page.locator("#close-table tbody tr")).to_have_count(4)
+            await page.tap("#close-confirm")
+            night = page.locator("#night")
+            await expect(night).to_be_visible()
+            await expect(page.locator("#seating")).to_be_visible()
+            await expect(page.locator("#night-title")).to_have_text("Night 1: the results")
+            await expect(night.locator("tbody tr")).to_have_text(["Ann+4", "Bob0", "Cy−4", "Dee0"])
+            assert seats() == ()
+
+            # The state names the night just closed, as the schema says.
+            async with httpx.AsyncClient(base_url=table.base) as http:
+                document = (await http.get("/openapi.json")).json()
+                body = (await http.get("/api/state")).json()
+            validator(document, "State").validate(body)
+            assert body["last_night"]["number"] == 1
+
+            # The CSV is made in the page.
+            async with page.expect_download() as saved:
+                await page.tap("#night-csv")
+            download = await saved.value
+            assert download.suggested_filename == "faro-night-1.csv"
+            text = Path(await download.path()).read_bytes().decode()
+            assert (
+                text == "night,participant,result\r\n1,Ann,4\r\n1,Bob,0\r\n1,Cy,-4\r\n1,Dee,0\r\n"
+            )
+
+    run(scenario)

@@ -129,6 +129,26 @@ _STATE = _object(
         "banker": _NULLABLE_STR,
         "balances": {"type": "object", "additionalProperties": _INT},
         "leaders": {"type": "array", "items": _STR},
+        "last_night": {
+            "description": "The night (session) closed last, or null: its number among the "
+            "journal's nights and each participant's result, those who left included, in "
+            "table order.",
+            "oneOf": [
+                {"type": "null"},
+                _object(
+                    {
+                        "number": {**_INT, "minimum": 1},
+                        "results": {
+                            "type": "array",
+                            "items": _object(
+                                {"player": _STR, "balance": _INT}, ("player", "balance")
+                            ),
+                        },
+                    },
+                    ("number", "results"),
+                ),
+            ],
+        },
         "alarms": {
             "type": "array",
             "items": _object(
@@ -161,6 +181,7 @@ _STATE = _object(
         "banker",
         "balances",
         "leaders",
+        "last_night",
         "alarms",
     ),
 )

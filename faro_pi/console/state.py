@@ -65,6 +65,7 @@ def state(table: Table, version: int) -> dict[str, Any]:
         "banker": table.banker,
         "balances": dict(table.balances),
         "leaders": table.leaders,
+        "last_night": last_night(table),
         "alarms": [
             {
                 "kind": a.kind,
@@ -75,6 +76,18 @@ def state(table: Table, version: int) -> dict[str, Any]:
             for a in table.alarms
         ],
     }
+
+
+def last_night(table: Table) -> dict[str, Any] | None:
+    """The night closed last: its number in the journal and each participant's result.
+
+    Only the last, so that a year of nights does not ride along with every card.
+    """
+    nights = table.state.nights
+    if not nights:
+        return None
+    results = [{"player": name, "balance": balance} for name, balance in nights[-1]]
+    return {"number": len(nights), "results": results}
 
 
 def pair(p: Pair) -> dict[str, Any]:

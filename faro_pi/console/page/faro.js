@@ -19,6 +19,7 @@ import {
   s,
   signed,
 } from "./dom.js";
+import { download, nightCsv, nightTable, openNight } from "./night.js";
 import { packSummary } from "./summary.js";
 import { AGAIN_WITHIN, UNDO_FOR, inverse, said, same } from "./undo.js";
 
@@ -61,9 +62,11 @@ import { AGAIN_WITHIN, UNDO_FOR, inverse, said, same } from "./undo.js";
     if (list.length > 200) list.shift();
   };
 
+  // A colour keeps to its participant all night: by the order they first sat, so that one
+  // getting up does not hand their colour to the next seat.
   const colourOf = (name) => {
-    const seat = state ? state.seats.indexOf(name) : -1;
-    return PALETTE[(seat < 0 ? 0 : seat) % PALETTE.length];
+    const sat = state ? Object.keys(state.balances).indexOf(name) : -1;
+    return sat < 0 ? "#8a8a8a" : PALETTE[sat % PALETTE.length];
   };
 
   // -- talking to the table --------------------------------------------------------------
@@ -259,6 +262,7 @@ import { AGAIN_WITHIN, UNDO_FOR, inverse, said, same } from "./undo.js";
     drawStatus();
     drawAlarms();
     $("seating").hidden = seated;
+    $("seating-wait").hidden = !state.pack.complete;
     if (!seated && !$("seat-list").children.length) seatRows(3);
     drawPairNow();
     drawLayout();
@@ -270,6 +274,8 @@ import { AGAIN_WITHIN, UNDO_FOR, inverse, said, same } from "./undo.js";
     drawCase();
     drawPiles();
     drawBalances();
+    drawSeatControls();
+    drawNight();
     drawCall();
     document.body.dataset.version = state.version;
     document.body.dataset.cards = cardsKey(state);
@@ -797,17 +803,17 @@ import { AGAIN_WITHIN, UNDO_FOR, inverse, said, same } from "./undo.js";
       return;
     }
     list.replaceChildren(
-      ...state.seats.map((name) => {
-        const balance = state.balances[name];
+      ...openNight(state).map(({ player: name, balance, left }) => {
         return h(
           "li",
-          { dataset: { player: name } },
+          { dataset: { player: name }, class: left ? "left" : null },
           h("span", { class: "swatch", style: `--chip:${colourOf(name)}`, "aria-hidden": "true" }),
           // The name wraps rather than being cut; the badges go under it when the row is narrow.
           h(
             "span",
             { class: "who" },
             h("span", { class: "name" }, name),
+            left ? h("span", { class: "badge gone" }, "left") : null,
             name === state.banker ? h("span", { class: "badge bank" }, "bank") : null,
             state.leaders.includes(name) && balance !== 0
               ? h("span", { class: "badge leader", title: "leader" }, "★ leads")
@@ -821,6 +827,26 @@ import { AGAIN_WITHIN, UNDO_FOR, inverse, said, same } from "./undo.js";
         );
       }),
     );
+  }
+
+  /** Join, leave and close the night: each enabled only when the rules would take it. */
+  function drawSeatControls() {
+    const seated = state.seats.length > 0;
+    const open = state.entries === "open";
+    const out = state.pack.exposed.length;
+    $("seat-controls").hidden = !seated;
+    $("join").disabled = !open || state.seats.length >= 10;
+    $("leave").disabled = !open || state.seats.length <= 2;
+    $("close-night").disabled = !(out === 0 || state.pack.complete);
+  }
+
+  /** Between nights: the night closed last, as a table and a CSV file. */
+  function drawNight() {
+    const night = state.last_night;
+    $("night").hidden = state.seats.length > 0 || !night;
+    if (!night) return;
+    $("night-title").textContent = `Night ${night.number}: the results`;
+    $("night-table").replaceChildren(...nightTable(night.results));
   }
 
   let callShown = null;
@@ -1096,9 +1122,12 @@ import { AGAIN_WITHIN, UNDO_FOR, inverse, said, same } from "./undo.js";
     drawChart();
   }
 
+  /** Everyone with a result tonight, those who left too. */
+  const participants = () => openNight(state).map((r) => r.player);
+
   /** Each participant's balance after every pair (and each hock with calls), from the history. */
   function series() {
-    const seats = state.seats;
+    const seats = participants();
     const balance = Object.fromEntries(seats.map((n) => [n, 0]));
     const points = [{ label: "start", pack: 1, values: { ...balance } }];
     const bankerOf = Object.fromEntries(history.packs.map((p) => [p.number, p.banker]));
@@ -1161,7 +1190,7 @@ import { AGAIN_WITHIN, UNDO_FOR, inverse, said, same } from "./undo.js";
       s("text", { x: width - pad.right, y: height - 6, class: "axis", "text-anchor": "end" },
         `${points.length - 1} pair${points.length === 2 ? "" : "s"}`),
     );
-    const lines = state.seats.map((name) => {
+    const lines = participants().map((name) => {
       const coords = points.map((p, i) => `${x(i).toFixed(1)},${y(p.values[name]).toFixed(1)}`);
       const last = points[points.length - 1].values[name];
       return s(
@@ -1171,7 +1200,7 @@ import { AGAIN_WITHIN, UNDO_FOR, inverse, said, same } from "./undo.js";
         s("circle", { cx: x(points.length - 1), cy: y(last), r: 4, fill: colourOf(name) }),
       );
     });
-    const summary = state.seats
+    const summary = participants()
       .map((name) => `${name} ${signed(points[points.length - 1].values[name])}`)
       .join(", ");
     box.replaceChildren(
@@ -1309,6 +1338,63 @@ import { AGAIN_WITHIN, UNDO_FOR, inverse, said, same } from "./undo.js";
     $("card-confirm").textContent = ready ? `Enter ${cardText(cardPick.rank + cardPick.suit)}` : "Enter";
   }
 
+  /** Join (asks a name), leave (one of the seated, not the banker), close the night. */
+  function wireSeats() {
+    const joinDialog = $("join-dialog");
+    $("join").addEventListener("click", () => {
+      $("join-name").value = "";
+      joinDialog.showModal();
+    });
+    $("join-cancel").addEventListener("click", () => joinDialog.close());
+    $("join-form").addEventListener("submit", (e) => {
+      e.preventDefault();
+      const player = $("join-name").value.trim();
+      if (!player) return;
+      joinDialog.close();
+      post({ type: "join", player });
+    });
+
+    const leaveDialog = $("leave-dialog");
+    $("leave").addEventListener("click", () => {
+      $("leave-list").replaceChildren(
+        ...state.seats
+          .filter((name) => name !== state.banker)
+          .map((name) =>
+            h(
+              "button",
+              {
+                type: "button",
+                class: "leaver",
+                dataset: { player: name },
+                onclick: () => {
+                  leaveDialog.close();
+                  post({ type: "leave", player: name });
+                },
+              },
+              h("span", { class: "swatch", style: `--chip:${colourOf(name)}`, "aria-hidden": "true" }),
+              `${name} gets up`,
+            ),
+          ),
+      );
+      leaveDialog.showModal();
+    });
+
+    const closeDialog = $("close-dialog");
+    $("close-night").addEventListener("click", () => {
+      $("close-table").replaceChildren(...nightTable(openNight(state)));
+      closeDialog.returnValue = "";
+      closeDialog.showModal();
+    });
+    closeDialog.addEventListener("close", () => {
+      if (closeDialog.returnValue === "close") post({ type: "close" });
+    });
+
+    $("night-csv").addEventListener("click", () => {
+      const night = state.last_night;
+      if (night) download(`faro-night-${night.number}.csv`, nightCsv(night.number, night.results));
+    });
+  }
+
   function wire() {
     $("token-form").addEventListener("submit", (e) => {
       e.preventDefault();
@@ -1355,6 +1441,8 @@ import { AGAIN_WITHIN, UNDO_FOR, inverse, said, same } from "./undo.js";
       again = null;
       if (asked && againDialog.returnValue === "again") enter(asked.event, asked.slot);
     });
+
+    wireSeats();
 
     $("lock").addEventListener("click", () => post({ type: "lock" }));
     $("new-pack").addEventListener("click", () => post({ type: "shuffle" }));
