@@ -80,6 +80,12 @@ _CALL = _object(
     ("player", "weight"),
 )
 
+_RESULT = _object({"player": _STR, "balance": _INT}, ("player", "balance"))
+_NIGHT = _object(
+    {"number": {**_INT, "minimum": 1}, "results": {"type": "array", "items": _RESULT}},
+    ("number", "results"),
+)
+
 _STATE = _object(
     {
         "version": {**_INT, "description": "Rises with every change, across restarts too."},
@@ -130,24 +136,9 @@ _STATE = _object(
         "balances": {"type": "object", "additionalProperties": _INT},
         "leaders": {"type": "array", "items": _STR},
         "last_night": {
-            "description": "The night (session) closed last, or null: its number among the "
-            "journal's nights and each participant's result, those who left included, in "
-            "table order.",
-            "oneOf": [
-                {"type": "null"},
-                _object(
-                    {
-                        "number": {**_INT, "minimum": 1},
-                        "results": {
-                            "type": "array",
-                            "items": _object(
-                                {"player": _STR, "balance": _INT}, ("player", "balance")
-                            ),
-                        },
-                    },
-                    ("number", "results"),
-                ),
-            ],
+            "description": "The night closed last, or null: its number among the journal's "
+            "nights and each participant's result in table order, those who left too.",
+            "oneOf": [{"type": "null"}, _NIGHT],
         },
         "alarms": {
             "type": "array",
