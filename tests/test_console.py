@@ -28,10 +28,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from faro_pi.console.openapi import openapi
-from faro_pi.console.server import BACKLOG, Console
+from faro_pi.console.server import Console
+from faro_pi.console.stream import BACKLOG
 from faro_pi.console.token import TOKEN_FILE
 from faro_pi.exc import Refused
-from faro_pi.game import events, rules
+from faro_pi.game import calls, events, rules, seats
 from faro_pi.game.cards import DECK
 from faro_pi.game.decode import event_from_json
 from faro_pi.game.events import event_to_json
@@ -365,6 +366,9 @@ def test_every_refusal_of_the_rules_answers_409_with_its_rule_and_changes_nothin
             await t.refused(bet, "entries-closed")
             await t.refused({"type": "remove", "player": "Ann", "rank": "9"}, "entries-closed")
             await t.deal(*first[:2])  # the soda and a loser
+            await t.refused({"type": "close"}, "mid-pack")
+            await t.refused({"type": "leave", "player": "Cy"}, "banker")
+            await t.refused({"type": "join", "player": "Ann"}, "seats")
             await t.refused({**bet, "player": "Bob"}, "entries-closed")
             await t.refused({"type": "lock"}, "entries-closed")
             await t.refused({"type": "void", "card": "5H"}, "void-card")
@@ -403,7 +407,7 @@ def test_every_refusal_of_the_rules_answers_409_with_its_rule_and_changes_nothin
             return seen | t.rules
 
     seen = asyncio.run(scenario())
-    source = Path(rules.__file__).read_text()
+    source = "".join(Path(m.__file__).read_text() for m in (rules, calls, seats))
     # A balance past 2**52 takes millions of wins at the largest limit: tests/test_rules.py
     # reaches that guard directly.
     every = set(re.findall(r'Refused\(\s*"([a-z-]+)"', source)) - {"event", "balance"}
@@ -642,7 +646,7 @@ def test_a_slow_stream_loses_states_but_never_holds_the_table(tmp_path):
             stalled = socket.socket()  # a phone that stops reading: it is never read
             stalled.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
             stalled.connect(("127.0.0.1", lookout.console.port))
-            stalled.sendall(b"GET /api/events HTTP/1.1\r\nHost: table\r\n\r\n")
+            stalled.sendall(b"GET /api/events HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
             while not lookout.console.clients:
                 await asyncio.sleep(0)  # the server's turn to take the request
             [client] = lookout.console.clients
@@ -824,11 +828,11 @@ def test_the_token_is_made_once_for_its_owner_and_group_and_kept_across_restarts
 
 
 def test_a_configured_token_is_used_and_no_file_is_made(tmp_path):
-    console_config(tmp_path, token="sesame")
+    console_config(tmp_path, token="open-sesame-open-sesame")
 
     async def scenario():
         async with console_table(tmp_path) as lookout:
-            assert lookout.console.token == "sesame"
+            assert lookout.console.token == "open-sesame-open-sesame"
             await lookout.enter({"type": "session", "seats": SEATS})
 
     asyncio.run(scenario())

@@ -32,8 +32,8 @@ from faro_pi.game.cards import DECK, Card
 from faro_pi.game.demo import play
 from faro_pi.game.events import Bet, CardDrawn, Session, event_to_json
 from faro_pi.game.rules import Table
-from faro_pi.service.daemon import restore
 from faro_pi.service.journal import Journal
+from faro_pi.service.restore import restore
 from faro_pi.virtual.reader import VirtualReader
 from tests.conftest import NotifySocket, write_config
 

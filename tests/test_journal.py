@@ -428,7 +428,7 @@ def test_a_second_writer_is_refused_while_readers_are_welcome(tmp_path):
 def test_a_restart_resumes_from_the_latest_resume_point_and_equals_a_whole_replay(tmp_path):
     from faro_pi.game.demo import play
     from faro_pi.game.rules import Table
-    from faro_pi.service.daemon import REPLAY_BEFORE_RESUME, restore
+    from faro_pi.service.restore import REPLAY_BEFORE_RESUME, restore
 
     events = list(play(random.Random(8), ("Ann", "Bob", "Cy"), packs=20))
     whole = Table()

@@ -7,7 +7,8 @@ from dataclasses import dataclass, field
 
 from faro_pi.game.exc import Refused
 from faro_pi.game.quick import decode_event
-from faro_pi.game.rules import Table, leaders
+from faro_pi.game.rules import Table
+from faro_pi.game.seats import leaders
 
 
 @dataclass

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from faro_pi.game import seats
+from faro_pi.game.calls import check_call
 from faro_pi.game.cards import Card, rank_name
 from faro_pi.game.events import (
     Alarm,
@@ -45,6 +46,7 @@ from faro_pi.game.pack import (
     stage,
 )
 from faro_pi.game.profile import Options
+from faro_pi.game.seats import leaders
 from faro_pi.game.settle import PackRecord, Pair, settle_calls, settle_pair, take_off
 from faro_pi.game.state import TableState, require_open
 
@@ -306,23 +308,7 @@ class Table:
     def _call(self, call: Call) -> None:
         self._entrant(call.player)
         self._check_weight(call.weight)
-        pack = self.state.pack
-        if stage(len(pack.exposed)) is not Stage.LAST_THREE:
-            raise Refused(
-                "not-last-three",
-                f"the turn is called only when three cards remain ({pack.left} left now)",
-            )
-        left = pack.remaining()
-        ranks = sorted(c.rank for c in left)
-        if ranks[0] == ranks[2]:
-            if not self.state.options.call_trips:
-                raise Refused(
-                    "three-of-a-kind",
-                    f"the last three are all {rank_name(ranks[0])}s: the turn may not be called",
-                )
-            _check_colours(call, left, ranks[0])
-        else:
-            _check_order(call, ranks)
+        check_call(self.state, call)
         self.state.calls.append(call)
 
     def _settle_calls(self) -> None:
@@ -388,40 +374,8 @@ class Table:
         self.state.alarm_counts = {a.kind: self.state.alarm_counts[a.kind] for a in standing}
 
 
-def _check_colours(call: Call, left: list[Card], rank: int) -> None:
-    """The last three share ``rank``: the call must order exactly their colours."""
-    if call.colours is None:
-        raise Refused(
-            "three-of-a-kind",
-            f"the last three are all {rank_name(rank)}s: call their colours instead",
-        )
-    have = sorted(c.colour for c in left)
-    if sorted(call.colours) != have:
-        raise Refused(
-            "colours",
-            f"the last three are {', '.join(have)}: a call must use exactly those colours",
-        )
-
-
-def _check_order(call: Call, ranks: list[int]) -> None:
-    """The last three are of two or three ranks: the call must order exactly those."""
-    if call.order is None:
-        raise Refused("colours", "colours are called only when the last three share one rank")
-    if sorted(call.order) != ranks:
-        names = " ".join(rank_name(r) for r in ranks)
-        raise Refused("call-ranks", f"the last three are {names}: a call must order exactly those")
-
-
 def _names(bet: Bet | Remove) -> str:
     return "-".join(rank_name(r) for r in bet.ranks)
-
-
-def leaders(balances: dict[str, int]) -> list[str]:
-    """The names with the highest balance, in the order given; ties share."""
-    if not balances:
-        return []
-    best = max(balances.values())
-    return [name for name, balance in balances.items() if balance == best]
 
 
 def _nothing(remove: Remove) -> str:

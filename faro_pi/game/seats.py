@@ -94,3 +94,11 @@ def close(state: TableState, _: Close) -> None:
     state.seats = ()
     state.banker = None
     state.balances = {}
+
+
+def leaders(balances: dict[str, int]) -> list[str]:
+    """The names with the highest balance, in the order given; ties share."""
+    if not balances:
+        return []
+    best = max(balances.values())
+    return [name for name, balance in balances.items() if balance == best]

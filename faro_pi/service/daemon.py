@@ -19,9 +19,6 @@ from collections.abc import Callable, Mapping
 
 from faro_pi.devices import Output
 from faro_pi.exc import FaroError, JournalError, Refused
-from faro_pi.game import resume
-from faro_pi.game.cards import SUIT_SYMBOLS, rank_name
-from faro_pi.game.decode import event_from_json
 from faro_pi.game.events import (
     LOCK,
     SHUFFLE,
@@ -35,12 +32,12 @@ from faro_pi.game.events import (
     Void,
     event_to_json,
 )
-from faro_pi.game.pack import Stage
 from faro_pi.game.profile import DEFAULT_PROFILE, PROFILES
 from faro_pi.game.rules import Table
 from faro_pi.service.config import Config
 from faro_pi.service.journal import Journal
-from faro_pi.service.logline import one_line
+from faro_pi.service.logline import describe_card, short
+from faro_pi.service.restore import keep_resume_point, restore
 from faro_pi.service.systemd import Notifier
 
 log = logging.getLogger("faro_pi")
@@ -53,67 +50,6 @@ QUIET = 1.0
 
 Watcher = Callable[[Table, Event], None]
 """Told of every applied event, on the loop, after it is journaled; must return quickly."""
-
-
-REPLAY_BEFORE_RESUME = 2000
-"""Rows a start may replay before it keeps a resume point of its own."""
-
-
-def restore(journal: Journal) -> Table:
-    """The table the journal leads to: the latest resume point, then the rows after it."""
-    table, after = Table(), 0
-    for row, data in journal.resume_points():
-        kept = resume.load(data)
-        if kept is not None:
-            table, after = kept, row
-            break
-        log.warning(
-            "%s: the resume point after row %d is unreadable; an older one", journal.path, row
-        )
-    last = after
-    for entry in journal.rows(after=after):
-        last = entry.id
-        if entry.refused is not None:
-            continue  # a reading the rules refused, kept for the record only
-        try:
-            table.apply(event_from_json(entry.event))
-        except Refused as exc:
-            raise JournalError(
-                f"{journal.path}: event {entry.id} no longer applies ({exc}); "
-                "the journal was changed outside faro-pi",
-                "diverged",
-            ) from exc
-    if last - after > REPLAY_BEFORE_RESUME and not journal.readonly:
-        _keep_resume_point(journal, table, last)
-    return table
-
-
-def _keep_resume_point(journal: Journal, table: Table, after: int) -> None:
-    """Keeps the table's state after row ``after``; failing that, a restart just replays more."""
-    try:
-        journal.keep_resume_point(after, resume.save(table))
-    except JournalError as exc:
-        log.warning("%s", exc)
-
-
-def describe_card(table: Table) -> str:
-    """One log line for the card just exposed: its place in the pack and what it settled."""
-    pack = table.pack
-    n, card, at = len(pack.exposed), pack.exposed[-1], pack.stage
-    name = f"{rank_name(card.rank)}{SUIT_SYMBOLS[card.suit]}"
-    if at is Stage.SODA:
-        return f"card 1: {name} soda (pack {pack.number})"
-    if at is Stage.HOCK:
-        calls = ", ".join(f"{s.player} {s.delta:+d}" for s in table.call_results)
-        return f"card 52: {name} hock" + (f"; calls {calls}" if calls else "")
-    if at is Stage.LOSER:
-        return f"card {n}: {name} loser of turn {pack.turn + 1}"
-    pair = table.last_pair
-    moves = ", ".join(f"{s.player} {s.delta:+d}" for s in pair.settlements)
-    split = " (split)" if pair.split else ""
-    return f"card {n}: {name} winner of turn {pair.turn}{split}" + (
-        f"; {moves}; bank {pair.banker_delta:+d}" if moves else ""
-    )
 
 
 class Daemon:
@@ -141,7 +77,7 @@ class Daemon:
         try:
             self.table.apply(event)
         except Refused as exc:
-            log.warning("refused %s: %s", _short(event), exc)
+            log.warning("refused %s: %s", short(event), exc)
             return exc
         self._journal(event)
         self._untold.append(event)
@@ -169,7 +105,7 @@ class Daemon:
                 self.fail(failed)
                 raise
             self._when_quiet()
-            log.warning("refused %s: %s", _short(event), exc)
+            log.warning("refused %s: %s", short(event), exc)
             self._untold.append(alarm)
             asyncio.get_running_loop().call_soon(self._tell)
             return exc
@@ -190,12 +126,12 @@ class Daemon:
                 dropped = len(self.table.dropped)
                 log.info("void: the last card is taken back (%d entries dropped)", dropped)
             else:
-                log.info("%s", _short(event))
+                log.info("%s", short(event))
             for watcher in list(self.watchers):
                 try:
                     watcher(self.table, event)
                 except Exception:  # an output's fault must not stop the table
-                    log.exception("a watcher failed on %s", _short(event))
+                    log.exception("a watcher failed on %s", short(event))
 
     def _journal(self, event: Event, refused: str | None = None, link_seq=None) -> None:
         try:
@@ -206,7 +142,7 @@ class Daemon:
             self.fail(exc)
             raise
         if refused is None and type(event) in RESUME_AFTER:
-            _keep_resume_point(self.journal, self.table, row)
+            keep_resume_point(self.journal, self.table, row)
         self._when_quiet()
 
     def _when_quiet(self) -> None:
@@ -315,19 +251,6 @@ class Daemon:
         if table.alarms:
             text += f"; alarm: {table.alarms[-1].text}"
         return text
-
-
-LOG_LINE = 300
-"""Characters of an event in a log line: a refused thousand-seat session says enough in that."""
-
-
-def _short(event: Event) -> str:
-    """The event in one log line: control characters escaped, and no longer than LOG_LINE."""
-    obj = event_to_json(event)
-    kind = obj.pop("type")
-    text = kind + (" " + " ".join(f"{k}={v}" for k, v in obj.items()) if obj else "")
-    text = one_line(text)
-    return text if len(text) <= LOG_LINE else text[: LOG_LINE - 1] + "…"
 
 
 async def serve(

@@ -1,8 +1,9 @@
 """What ``faro-pi sim`` shows while it plays: the table live in a terminal, plain lines elsewhere.
 
 Everything shown is read from the simulated hardware (the decoded OLED
-frame, the decoded case keeper) and from the table's public state, on the
-event loop's thread, at most a few times a second.
+frame, the decoded case keeper), from the table's public state and from the
+faults the simulator has seen (:mod:`faro_pi.sim.faults`), on the event
+loop's thread, at most a few times a second; a fault is shown at once.
 """
 
 from __future__ import annotations
@@ -12,6 +13,9 @@ import time
 from typing import TextIO
 
 from faro_pi.game.cards import RANKS, SUIT_SYMBOLS, SUITS, rank_name
+
+FAULTS_SHOWN = 6
+"""The live view's latest faults."""
 
 QUADRANTS = " ▘▝▀▖▌▞▛▗▚▐▜▄▙▟█"
 """Block characters for 2×2 pixels: bit 1 top-left, 2 top-right, 4 bottom-left, 8 bottom-right."""
@@ -51,6 +55,7 @@ class LiveScreen:
         self.live = Live(console=self.console, auto_refresh=False, transient=False)
         self.total = total
         self._last = 0.0
+        self._faults = 0
 
     def __enter__(self) -> LiveScreen:
         self.live.__enter__()
@@ -61,9 +66,10 @@ class LiveScreen:
 
     def update(self, table, sim) -> None:
         now = time.monotonic()
-        if now - self._last < 0.1 and not table.pack.complete:
+        fault = len(sim.record.faults) != self._faults
+        if now - self._last < 0.1 and not table.pack.complete and not fault:
             return
-        self._last = now
+        self._last, self._faults = now, len(sim.record.faults)
         self.live.update(self._render(table, sim), refresh=True)
 
     def _render(self, table, sim):
@@ -97,25 +103,40 @@ class LiveScreen:
             facts.add_row(f"{name}{mark}", f"{table.balances[name]:+d}")
         for alarm in table.alarms:
             facts.add_row(Text("alarm", style="bold red"), alarm.text)
-        body = Columns(
-            [
-                Panel(oled, title="OLED", expand=False),
-                Panel(keeper, title="case keeper", expand=False),
-                Panel(facts, title="table", expand=False),
-            ]
-        )
+        panels = [
+            Panel(oled, title="OLED", expand=False),
+            Panel(keeper, title="case keeper", expand=False),
+            Panel(facts, title="table", expand=False),
+        ]
+        if sim.record.faults:
+            panels.append(Panel(_faults(sim.record.faults), title="faults", expand=False))
+        body = Columns(panels)
         if self.total <= 60:
             return body
         bar = ProgressBar(total=self.total, completed=len(sim.record.cards), width=60)
         return Group(body, Text(f"{len(sim.record.cards)} of {self.total} cards"), bar)
 
 
+def _faults(faults: list[dict]):
+    """The latest faults, newest last, each with the scenario's step that brought it."""
+    from rich.text import Text
+
+    text = Text()
+    for fault in faults[-FAULTS_SHOWN:]:
+        text.append(f"{fault['step']:>4} ", style="dim")
+        text.append(fault["fault"], style="bold yellow")
+        text.append(f": {fault['text']}\n")
+    text.rstrip()
+    return text
+
+
 class PlainScreen:
-    """One line per card, for logs and pipes."""
+    """One line per card and one per fault, for logs and pipes."""
 
     def __init__(self, stream: TextIO):
         self.stream = stream
         self._cards = 0
+        self._faults = 0
 
     def __enter__(self) -> PlainScreen:
         return self
@@ -124,10 +145,13 @@ class PlainScreen:
         pass
 
     def update(self, table, sim) -> None:
+        for fault in sim.record.faults[self._faults :]:
+            print(f"! {fault['fault']}: {fault['text']}", file=self.stream, flush=True)
+        self._faults = len(sim.record.faults)
         if len(sim.record.cards) == self._cards:
             return
         self._cards = len(sim.record.cards)
-        from faro_pi.service.daemon import describe_card
+        from faro_pi.service.logline import describe_card
 
         print(describe_card(table), file=self.stream, flush=True)
 
