@@ -10,10 +10,15 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import logging
+import os
 import random
+import shutil
+import time
 from pathlib import Path
 
 import aiomqtt
+import httpx
 import pytest
 
 from faro_pi.exc import ConfigError
@@ -26,7 +31,7 @@ from faro_pi.floor.store import Copy, StoreError, copy_path, export_lines
 from faro_pi.floor.wire import decode_row, encode_row, table_topic, topics
 from faro_pi.game.cards import DECK
 from faro_pi.game.demo import play
-from faro_pi.game.events import CardDrawn
+from faro_pi.game.events import SHUFFLE, Alarm, CardDrawn, Session
 from faro_pi.service import export as table_export
 from faro_pi.service.config import load_config, parse_config
 from faro_pi.service.journal import Journal
@@ -41,15 +46,15 @@ def password(name: str) -> str:
     return f"{name}-secret"
 
 
-def table_config(folder: Path, broker: Mosquitto, name: str, **more: str) -> Path:
-    """The test table's config with ``[floor]`` pointing at ``broker`` as table ``name``."""
+def table_config(folder: Path, url: str, name: str, **more: str) -> Path:
+    """The test table's config with ``[floor]`` sending to the broker at ``url`` as ``name``."""
     folder.mkdir(parents=True, exist_ok=True)
     path = write_config(folder)
     secret = folder / "floor.password"
     secret.write_text(more.pop("password", password(name)) + "\n")
     secret.chmod(0o600)
     floor = {
-        "broker": broker.url,
+        "broker": url,
         "table": name,
         "username": more.pop("username", name),
         "password_file": "floor.password",
@@ -267,8 +272,8 @@ async def floor_running(base: Path, broker: Mosquitto, **kwargs):
 
 
 @contextlib.asynccontextmanager
-async def table_publishing(folder: Path, broker: Mosquitto, name: str, **more):
-    table_config(folder, broker, name, **more)
+async def table_publishing(folder: Path, url: str, name: str, **more):
+    table_config(folder, url, name, **more)
     config = load_config(folder / "config.toml", environ={})
     async with running_table(folder) as (daemon, _, _):
         publisher = Publisher.start(daemon, config)
@@ -287,7 +292,7 @@ def test_a_tables_journal_reaches_the_floors_copy_in_order(tmp_path, broker):
     async def scenario():
         async with (
             floor_running(tmp_path / "floor", broker) as (boss, _, _),
-            table_publishing(tmp_path / "t1", broker, "t1") as (daemon, publisher),
+            table_publishing(tmp_path / "t1", broker.url, "t1") as (daemon, publisher),
         ):
             deal(daemon, packs=2)
             head = daemon.journal.count()
@@ -324,5 +329,235 @@ def test_a_table_cannot_publish_as_another(tmp_path, broker):
             await until(lambda: "t1" in boss.views)
             assert "t2" not in boss.views
             assert not copy_path(boss.folder, "t2").exists()
+
+    asyncio.run(scenario())
+
+
+@pytest.fixture
+def quick_retries(monkeypatch):
+    monkeypatch.setattr("faro_pi.floor.broker.FIRST_RETRY", 0.1)
+    monkeypatch.setattr("faro_pi.floor.broker.LAST_RETRY", 0.4)
+
+
+def floor_lines(caplog) -> list[str]:
+    return [r.getMessage() for r in caplog.records if r.getMessage().startswith("floor: cannot")]
+
+
+def test_a_refused_password_is_one_line_and_the_table_deals_on(
+    tmp_path, broker, quick_retries, caplog
+):
+    caplog.set_level(logging.INFO, logger="faro_pi")
+
+    async def scenario():
+        async with (
+            floor_running(tmp_path / "floor", broker) as (boss, _, _),
+            table_publishing(tmp_path / "t1", broker.url, "t1", password="wrong") as (daemon, _),
+        ):
+            deal(daemon)
+            await until(lambda: len(caplog.records) and floor_lines(caplog))
+            await asyncio.sleep(1.0)  # several retries, at 0.1 s to 0.4 s apart
+            assert len(floor_lines(caplog)) == 1, floor_lines(caplog)
+            assert "refused" in floor_lines(caplog)[0]
+            assert "t1-secret" not in caplog.text and "wrong" not in caplog.text
+            assert daemon.table.pack.complete  # the table dealt its pack regardless
+            (tmp_path / "t1" / "floor.password").write_text(password("t1") + "\n")
+            head = daemon.journal.count()
+            await until(lambda: "t1" in boss.views and boss.views["t1"].copy.head == head)
+        assert "connected to the broker" in caplog.text
+
+    asyncio.run(scenario())
+
+
+def test_a_broker_with_a_wrong_name_or_down_is_one_line_each(tmp_path, quick_retries, caplog):
+    caplog.set_level(logging.INFO, logger="faro_pi")
+    down = Mosquitto(tmp_path / "broker", {"t1": password("t1")})  # never started
+
+    async def scenario():
+        async with table_publishing(tmp_path / "t1", down.url, "t1") as (daemon, _):
+            deal(daemon)
+            await until(lambda: floor_lines(caplog))
+            await asyncio.sleep(0.6)
+            assert len(floor_lines(caplog)) == 1
+            assert "Connection refused" in floor_lines(caplog)[0]
+        caplog.clear()
+        async with table_publishing(tmp_path / "t1", "mqtt://no-such-host.invalid", "t1"):
+            await until(lambda: floor_lines(caplog))
+            await asyncio.sleep(0.6)
+            assert len(floor_lines(caplog)) == 1
+            assert "no such host" in floor_lines(caplog)[0]
+
+    asyncio.run(scenario())
+
+
+def test_a_floor_that_comes_late_asks_for_the_rows_it_never_saw(tmp_path, broker, caplog):
+    """Nobody listened while the table dealt: the retained state tells the floor how far
+    the journal goes, and the floor asks for all of it."""
+    caplog.set_level(logging.INFO, logger="faro_pi")
+
+    async def scenario():
+        async with table_publishing(tmp_path / "t1", broker.url, "t1") as (daemon, publisher):
+            deal(daemon)
+            head = daemon.journal.count()
+            await until(lambda: publisher.acked.seq == head)
+            await asyncio.sleep(0.6)  # the state after the last row has gone out too
+            async with floor_running(tmp_path / "floor", broker) as (boss, _, _):
+                await until(lambda: "t1" in boss.views and boss.views["t1"].copy.head == head)
+                balances = dict(boss.views["t1"].table.balances)
+        assert "floor: t1: rows 1 to" in caplog.text
+        assert "floor: the floor asked for the rows from 1 again" in caplog.text
+        assert "".join(export_lines(tmp_path / "floor" / "store", "t1")) == journal_export(
+            tmp_path / "t1" / "journal.sqlite3"
+        )
+        # The floor starts again from its copies alone, broker or not.
+        async with floor_running(tmp_path / "floor", broker) as (boss, _, _):
+            view = boss.views["t1"]
+            assert view.copy.head == head and view.table.balances == balances
+            assert view.online is True and view.since is not None  # as last heard
+            await until(lambda: view.online is False)  # the table's will, kept by the broker
+
+    asyncio.run(scenario())
+
+
+# -- the floor page -------------------------------------------------------------------------
+
+TOKEN = "pit-boss"
+CHROMIUM = os.environ.get("FARO_CHROMIUM", "/usr/bin/chromium")
+BROWSER_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run"]
+GOLDEN = Path(__file__).parent / "golden" / "floor"
+
+
+def chromium() -> str:
+    path = CHROMIUM if os.path.exists(CHROMIUM) else shutil.which("chromium")
+    if not path:
+        pytest.skip(f"no browser: {CHROMIUM} is not installed (apt-get install chromium)")
+    return path
+
+
+@contextlib.asynccontextmanager
+async def pit_of_three(tmp_path: Path, broker: Mosquitto):
+    """The floor, and three tables sending to it: t1 deep in its second pack, t2 at its
+    first, t3 seated, with its shoe's alarm standing. Yields (boss, port, daemons)."""
+    async with contextlib.AsyncExitStack() as stack:
+        boss, _, port = await stack.enter_async_context(
+            floor_running(tmp_path / "floor", broker, token=TOKEN)
+        )
+        daemons = {}
+        for name in ("t1", "t2", "t3"):
+            daemon, _ = await stack.enter_async_context(
+                table_publishing(tmp_path / name, broker.url, name)
+            )
+            daemons[name] = daemon
+        events = list(play(random.Random(11), SEATS, packs=2))
+        second = events.index(SHUFFLE)
+        for event in events[: second + 60]:
+            daemons["t1"].enter(event)
+        for event in play(random.Random(12), ("Bob", "Dee", "Eve", "Fay"), packs=1):
+            daemons["t2"].enter(event)
+            if daemons["t2"].table.pack.turn == 12:
+                break
+        daemons["t3"].enter(Session(("Ann", "Gus"), "Gus"))
+        daemons["t3"].submit(Alarm("noread", "the reader saw no card"))
+        heads = {name: daemon.journal.count() for name, daemon in daemons.items()}
+        await until(
+            lambda: all(n in boss.views and boss.views[n].copy.head == h for n, h in heads.items())
+        )
+        yield boss, port, daemons
+
+
+def test_the_floor_page_needs_its_token_and_reads_the_pit(tmp_path, broker):
+    async def scenario():
+        async with (
+            pit_of_three(tmp_path, broker) as (_, port, daemons),
+            httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}") as http,
+        ):
+            assert (await http.get("/api/pit")).status_code == 401
+            assert (await http.get("/api/events")).status_code == 401
+            assert (await http.get("/api/tables/t1/export")).status_code == 401
+            wrong = await http.get("/", params={"token": "guess"})
+            assert wrong.status_code == 303 and "faro-floor" not in http.cookies
+            answer = await http.get("/", params={"token": TOKEN})
+            assert answer.status_code == 303 and answer.headers["location"] == "/"
+            assert "httponly" in answer.headers["set-cookie"].lower()
+            pit = (await http.get("/api/pit")).json()
+            by_name = {t["name"]: t for t in pit["tables"]}
+            assert list(by_name) == ["t1", "t2", "t3"]
+            t1 = daemons["t1"].table
+            assert (by_name["t1"]["pack"], by_name["t1"]["turn"]) == (2, t1.pack.turn)
+            assert by_name["t1"]["online"] is True
+            assert [p["pack"] for p in by_name["t1"]["packs"]] == [1, 2]
+            assert by_name["t1"]["bank"] == sum(p["result"] for p in by_name["t1"]["packs"])
+            assert by_name["t3"]["alarms"] == [{"kind": "noread", "text": "the reader saw no card"}]
+            assert by_name["t2"]["console"] == "http://10.0.0.22:8077/"
+            assert by_name["t1"]["console"] == "http://t1.local:8077/"
+            assert pit["alarms"] == 1
+            results = {p["name"]: p["result"] for p in pit["players"]}
+            expected: dict[str, int] = {}
+            for daemon in daemons.values():
+                for name, balance in daemon.table.balances.items():
+                    expected[name] = expected.get(name, 0) + balance
+            assert results == expected
+            bob = next(p for p in pit["players"] if p["name"] == "Bob")
+            assert {t["table"] for t in bob["tables"]} == {"t1", "t2"}
+            bearer = {"Authorization": f"Bearer {TOKEN}"}
+            export = await httpx.AsyncClient().get(
+                f"http://127.0.0.1:{port}/api/tables/t2/export", headers=bearer
+            )
+            assert export.text == journal_export(tmp_path / "t2" / "journal.sqlite3")
+            missing = await http.get("/api/tables/t9/export")
+            assert missing.status_code == 404
+
+    asyncio.run(scenario())
+
+
+def test_the_floor_page_in_chromium_is_live_within_a_second_of_a_card(tmp_path, broker):
+    """``FARO_GOLDEN=update`` writes the screenshot to tests/golden/floor/ (for the README)."""
+    executable = chromium()
+
+    async def scenario():
+        from playwright.async_api import async_playwright
+
+        async with (
+            pit_of_three(tmp_path, broker) as (_, port, daemons),
+            async_playwright() as playwright,
+        ):
+            browser = await playwright.chromium.launch(
+                executable_path=executable, args=BROWSER_ARGS
+            )
+            try:
+                base = f"http://127.0.0.1:{port}"
+                stranger = await browser.new_page()
+                await stranger.goto(base + "/")
+                await stranger.wait_for_selector("#signin", state="visible", timeout=5_000)
+                page = await browser.new_page(viewport={"width": 1280, "height": 900})
+                errors: list[str] = []
+                page.on("pageerror", lambda exc: errors.append(str(exc)))
+                await page.goto(f"{base}/?token={TOKEN}")
+                await page.wait_for_selector('[data-table="t3"][data-alarm="true"]', timeout=5_000)
+                assert await page.locator("article.table").count() == 3
+                link = page.locator('[data-table="t2"] a.console')
+                assert await link.get_attribute("href") == "http://10.0.0.22:8077/"
+                assert await page.locator("#chart polyline").count() == 3
+                assert await page.locator("#players tr").count() == 7
+                t1 = daemons["t1"]
+                out = len(t1.table.pack.exposed)
+                card = next(c for c in DECK if c not in t1.table.pack.exposed)
+                started = time.perf_counter()
+                t1.enter(CardDrawn(card))
+                await page.wait_for_function(
+                    "n => document.querySelector('[data-table=\"t1\"] .deal')"
+                    ".textContent.includes(`${n}/52`)",
+                    arg=out + 1,
+                    timeout=5_000,
+                )
+                assert time.perf_counter() - started < 1.0
+                shot = tmp_path / "floor.png"
+                if os.environ.get("FARO_GOLDEN") == "update":
+                    GOLDEN.mkdir(parents=True, exist_ok=True)
+                    shot = GOLDEN / "floor.png"
+                await page.screenshot(path=shot, full_page=True)
+                assert shot.stat().st_size > 10_000
+                assert errors == []
+            finally:
+                await browser.close()
 
     asyncio.run(scenario())

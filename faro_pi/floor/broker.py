@@ -99,14 +99,22 @@ def why(exc: BaseException) -> str:
     return text
 
 
-class Backoff:
-    """Seconds to wait before the next attempt: doubling from ``first`` to ``most``, with
-    a little chance mixed in so that a floor of tables does not retry in step."""
+FIRST_RETRY = 1.0
+"""Seconds before the first retry; each one after waits twice as long as the last..."""
 
-    def __init__(self, first: float = 1.0, most: float = 30.0):
-        self.first = first
-        self.most = most
-        self.next = first
+LAST_RETRY = 30.0
+"""...up to this: a broker back after an outage is found within half a minute."""
+
+
+class Backoff:
+    """Seconds to wait before the next attempt: doubling from :data:`FIRST_RETRY` to
+    :data:`LAST_RETRY`, with a little chance mixed in so that a floor of tables does not
+    retry in step."""
+
+    def __init__(self) -> None:
+        self.first = FIRST_RETRY
+        self.most = LAST_RETRY
+        self.next = self.first
 
     def delay(self) -> float:
         delay = self.next * random.uniform(0.8, 1.2)
@@ -130,7 +138,7 @@ class Outage:
         reason = why(exc)
         if reason != self.reason:
             log.warning(
-                "%s: cannot reach the broker %s: %s; retrying (next in %.0f s)",
+                "%s: cannot reach the broker %s: %s; retrying (next in %.2g s)",
                 self.who,
                 self.url,
                 reason,

@@ -119,11 +119,11 @@ class PitBoss:
                     outage.connected()
                     backoff.reset()
                     await self._session(client)
-            except aiomqtt.MqttError as exc:
-                outage.failed(exc, backoff.next)
-            except OSError as exc:
-                outage.failed(exc, backoff.next)
-            await asyncio.sleep(backoff.delay())
+                delay = backoff.delay()
+            except (aiomqtt.MqttError, OSError) as exc:
+                delay = backoff.delay()
+                outage.failed(exc, delay)
+            await asyncio.sleep(delay)
 
     async def _session(self, client: aiomqtt.Client) -> None:
         await client.subscribe([(topic, 1) for topic in subscriptions(self.prefix)])

@@ -74,6 +74,8 @@ class Publisher:
         self.kept_at = 0.0
         self.sent_to = 0
         """The last row published on this connection: the state's version."""
+        self.stated = -1
+        """The version of the last state published."""
         self.resend_from: int | None = None
         self.outbox: Outbox | None = None
         self.grown = asyncio.Event()
@@ -220,6 +222,8 @@ class Publisher:
                     continue
                 while pending:
                     await self._acknowledged(*pending.popleft())
+                if self.stated != self.sent_to:
+                    self.state_due.set()  # the floor learns how far the journal goes
                 await asyncio.to_thread(self._keep_cursor)
                 with contextlib.suppress(TimeoutError):
                     async with asyncio.timeout(POLL):
@@ -268,7 +272,8 @@ class Publisher:
         while True:
             await self.state_due.wait()
             self.state_due.clear()
-            state = snapshot.state(self.daemon.table, self.sent_to)
+            self.stated = self.sent_to
+            state = snapshot.state(self.daemon.table, self.stated)
             payload = json.dumps(state, separators=(",", ":"), ensure_ascii=False).encode()
             await client.publish(self.topics.state, payload, qos=1, retain=True, timeout=ACK_WITHIN)
             await asyncio.sleep(STATE_EVERY)

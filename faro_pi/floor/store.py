@@ -81,7 +81,8 @@ class Copy:
                 uri = path.absolute().as_uri() + "?mode=ro"
                 self._db = sqlite3.connect(uri, uri=True, isolation_level=None)
             else:
-                self._db = sqlite3.connect(path, isolation_level=None)
+                # Opened in a worker thread at the floor's start, then used on its loop alone.
+                self._db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
                 self._db.execute("PRAGMA journal_mode = WAL")
                 self._db.execute("PRAGMA synchronous = NORMAL")
                 self._db.executescript(_SCHEMA)

@@ -148,7 +148,7 @@ function render(pit, fresh = true) {
   const alarms = pit.alarms ? ` · ${pit.alarms} with an alarm` : "";
   $("summary").textContent = `${online} of ${pit.tables.length} tables online${alarms}`;
   $("summary").dataset.alarm = String(pit.alarms > 0);
-  $("bank-total").replaceChildren("bank ", moneyCell("span", pit.bank));
+  $("bank-total").replaceChildren("· the bank ", moneyCell("span", pit.bank));
   document.body.dataset.version = String(pit.version);
 }
 
