@@ -974,6 +974,14 @@ def test_a_pair_settled_shows_under_the_felt_on_a_phone(tmp_path):
             )
             assert "Dee" not in [p.player for p in table.daemon.table.predictions if p.rank == 5]
 
+            # A finger held on a card lists its checks too, and places nothing.
+            king = table.spot("K").locator(".card")
+            await king.dispatch_event("pointerdown")
+            await expect(listed.locator(".name")).to_have_text(["Cy"])
+            await king.dispatch_event("pointerup")
+            await page.tap("#checks-close")
+            await expect(table.chips("K")).to_have_text(["6"])
+
     run(scenario)
 
 

@@ -16,15 +16,17 @@ import {
   placeFields,
   placeKey,
   placeName,
-  s,
   signed,
 } from "./dom.js";
+import { drawCase, drawPiles } from "./case-keeper.js";
+import { drawChart } from "./chart.js";
 import { download, nightCsv, nightTable, openNight } from "./night.js";
 import { packSummary } from "./summary.js";
 import { AGAIN_WITHIN, UNDO_FOR, inverse, said, same } from "./undo.js";
 
 (() => {
   // The felt (which rank lies where) comes with the state, from the rules engine's one layout.
+
   // The weights offered: even ones for the teaching rules, odd ones too when the house allows.
   const EVEN_WEIGHTS = [2, 4, 6, 10, 20, 50, 100];
   const ANY_WEIGHTS = [1, 2, 3, 4, 5, 6, 10, 25, 50, 100];
@@ -271,8 +273,8 @@ import { AGAIN_WITHIN, UNDO_FOR, inverse, said, same } from "./undo.js";
     drawRules();
     drawPickers();
     drawControls();
-    drawCase();
-    drawPiles();
+    drawCase(state);
+    drawPiles(state);
     drawBalances();
     drawSeatControls();
     drawNight();
@@ -728,74 +730,6 @@ import { AGAIN_WITHIN, UNDO_FOR, inverse, said, same } from "./undo.js";
     $("clear").disabled = state.alarms.length === 0;
   }
 
-  function drawCase() {
-    const out = new Set(state.pack.exposed);
-    const latest = state.pack.exposed[state.pack.exposed.length - 1];
-    const head = h(
-      "tr",
-      {},
-      h("th", { scope: "col" }, h("span", { class: "sr-only" }, "suit")),
-      ...RANKS.map((r) => h("th", { scope: "col" }, r)),
-    );
-    const rows = SUITS.map((suit) =>
-      h(
-        "tr",
-        {},
-        h("th", { scope: "row", class: "HD".includes(suit) ? "red-suit" : "" }, SUIT_SYMBOL[suit]),
-        ...RANKS.map((r) => {
-          const code = r + suit;
-          const lit = !out.has(code);
-          return h(
-            "td",
-            {
-              class: (lit ? "lit" : "out") + (code === latest ? " latest" : ""),
-              dataset: { card: code },
-              title: `${cardText(code)} ${lit ? "in the shoe" : "out"}`,
-            },
-            h("span", { class: "led", "aria-hidden": "true" }),
-            h("span", { class: "sr-only" }, `${cardText(code)} ${lit ? "in the shoe" : "out"}`),
-          );
-        }),
-      ),
-    );
-    const counts = h(
-      "tr",
-      { class: "counts" },
-      h("th", { scope: "row" }, h("span", { "aria-hidden": "true" }, "#"),
-        h("span", { class: "sr-only" }, "left")),
-      ...state.case.map((c) => h("td", { class: c.count ? "" : "none" }, String(c.count))),
-    );
-    $("case-grid").replaceChildren(
-      h("caption", { class: "sr-only" }, "Case keeper: lit cards are still in the shoe"),
-      h("thead", {}, head),
-      h("tbody", {}, ...rows, counts),
-    );
-  }
-
-  function drawPiles() {
-    const pack = state.pack;
-    const exposed = pack.exposed;
-    const losers = [];
-    const winners = [];
-    exposed.forEach((code, i) => {
-      if (i === 0 || i === 51) return;
-      (i % 2 === 1 ? losers : winners).push(code);
-    });
-    const pile = (name, cards, extra) =>
-      h(
-        "div",
-        { class: "pile", dataset: { pile: name } },
-        h("span", { class: "pile-name" }, name, extra ? h("small", {}, ` ${extra}`) : null),
-        h("div", { class: "fan" }, cards.length ? cards.map((c) => miniCard(c)) : h("span", { class: "none" }, "—")),
-      );
-    $("pile-list").replaceChildren(
-      pile("soda", pack.soda ? [pack.soda] : []),
-      pile("losers", losers, losers.length ? `(${losers.length})` : ""),
-      pile("winners", winners, winners.length ? `(${winners.length})` : ""),
-      pile("hock", pack.hock ? [pack.hock] : []),
-    );
-  }
-
   function drawBalances() {
     const list = $("balances");
     if (!state.seats.length) {
@@ -1119,111 +1053,13 @@ import { AGAIN_WITHIN, UNDO_FOR, inverse, said, same } from "./undo.js";
     $("settlements").replaceChildren(
       ...(items.length ? items : [h("li", { class: "none" }, "No pair settled yet.")]),
     );
-    drawChart();
+    chart();
   }
 
   /** Everyone with a result tonight, those who left too. */
   const participants = () => openNight(state).map((r) => r.player);
 
-  /** Each participant's balance after every pair (and each hock with calls), from the history. */
-  function series() {
-    const seats = participants();
-    const balance = Object.fromEntries(seats.map((n) => [n, 0]));
-    const points = [{ label: "start", pack: 1, values: { ...balance } }];
-    const bankerOf = Object.fromEntries(history.packs.map((p) => [p.number, p.banker]));
-    const step = (moves, banker, label, pack) => {
-      for (const m of moves) {
-        if (m.player in balance) balance[m.player] += m.delta;
-        if (banker in balance) balance[banker] -= m.delta;
-      }
-      points.push({ label, pack, values: { ...balance } });
-    };
-    for (const pair of history.pairs) {
-      step(pair.settlements, bankerOf[pair.pack], `pack ${pair.pack} turn ${pair.turn}`, pair.pack);
-      const pack = history.packs.find((p) => p.number === pair.pack);
-      if (pair.turn === 25 && pack && pack.calls.length) {
-        step(pack.calls, bankerOf[pair.pack], `pack ${pair.pack} hock`, pair.pack);
-      }
-    }
-    return points;
-  }
-
-  function drawChart() {
-    const box = $("chart");
-    if (!state || !history || !state.seats.length) {
-      box.replaceChildren();
-      return;
-    }
-    const points = series();
-    const width = Math.max(260, Math.round(box.clientWidth || 320));
-    const height = Math.round(Math.min(220, Math.max(150, width * 0.42)));
-    const pad = { left: 38, right: 12, top: 12, bottom: 24 };
-    const all = points.flatMap((p) => Object.values(p.values));
-    let lo = Math.min(0, ...all);
-    let hi = Math.max(0, ...all);
-    if (hi - lo < 4) {
-      hi += 2;
-      lo -= 2;
-    }
-    const tick = niceStep((hi - lo) / 4);
-    lo = Math.floor(lo / tick) * tick;
-    hi = Math.ceil(hi / tick) * tick;
-    const n = Math.max(points.length - 1, 1);
-    const x = (i) => pad.left + ((width - pad.left - pad.right) * i) / n;
-    const y = (v) => pad.top + ((height - pad.top - pad.bottom) * (hi - v)) / (hi - lo);
-    const grid = [];
-    for (let v = lo; v <= hi + 1e-9; v += tick) {
-      grid.push(
-        s("line", { x1: pad.left, x2: width - pad.right, y1: y(v), y2: y(v), class: v === 0 ? "zero" : "grid" }),
-        s("text", { x: pad.left - 6, y: y(v) + 4, class: "axis", "text-anchor": "end" }, signed(v)),
-      );
-    }
-    const packStarts = [];
-    points.forEach((p, i) => {
-      if (i > 0 && p.pack !== points[i - 1].pack && i > 1) packStarts.push(i - 0.5);
-    });
-    for (const at of packStarts) {
-      grid.push(s("line", { x1: x(at), x2: x(at), y1: pad.top, y2: height - pad.bottom, class: "pack" }));
-    }
-    grid.push(
-      s("text", { x: pad.left, y: height - 6, class: "axis" }, "start"),
-      s("text", { x: width - pad.right, y: height - 6, class: "axis", "text-anchor": "end" },
-        `${points.length - 1} pair${points.length === 2 ? "" : "s"}`),
-    );
-    const lines = participants().map((name) => {
-      const coords = points.map((p, i) => `${x(i).toFixed(1)},${y(p.values[name]).toFixed(1)}`);
-      const last = points[points.length - 1].values[name];
-      return s(
-        "g",
-        { class: "series", "data-player": name, "data-final": last, "data-points": points.length },
-        s("polyline", { points: coords.join(" "), stroke: colourOf(name) }),
-        s("circle", { cx: x(points.length - 1), cy: y(last), r: 4, fill: colourOf(name) }),
-      );
-    });
-    const summary = participants()
-      .map((name) => `${name} ${signed(points[points.length - 1].values[name])}`)
-      .join(", ");
-    box.replaceChildren(
-      s(
-        "svg",
-        {
-          width,
-          height,
-          viewBox: `0 0 ${width} ${height}`,
-          role: "img",
-          "aria-label": `Balances pair by pair over ${points.length - 1} pairs; now ${summary}`,
-        },
-        ...grid,
-        ...lines,
-      ),
-    );
-  }
-
-  function niceStep(raw) {
-    const power = 10 ** Math.floor(Math.log10(raw));
-    for (const m of [1, 2, 5, 10]) if (m * power >= raw) return m * power;
-    return 10 * power;
-  }
+  const chart = () => drawChart($("chart"), state && history, state ? participants() : [], colourOf);
 
   // -- the forms --------------------------------------------------------------------------
 
@@ -1434,6 +1270,7 @@ import { AGAIN_WITHIN, UNDO_FOR, inverse, said, same } from "./undo.js";
     $("layout").addEventListener("contextmenu", (e) => e.preventDefault());
     $("checks-dialog").addEventListener("close", () => {
       listing = null;
+      hold.fired = false; // the hold's own click went to the list, not to the card
     });
     const againDialog = $("again-dialog");
     againDialog.addEventListener("close", () => {
@@ -1490,7 +1327,7 @@ import { AGAIN_WITHIN, UNDO_FOR, inverse, said, same } from "./undo.js";
       const w = $("chart").clientWidth;
       if (w !== width) {
         width = w;
-        if (history) drawChart();
+        if (history) chart();
       }
     }).observe($("chart"));
   }
