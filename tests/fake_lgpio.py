@@ -40,6 +40,8 @@ class Lgpio(types.ModuleType):
         """``(port, device, baud, flags)`` of each ``spi_open``."""
         self.sent: list[tuple[float, bytes]] = []
         """``(time.perf_counter(), bytes)`` of each SPI write, as it was called."""
+        self.raised: dict[int, float] = {}
+        """By GPIO, ``time.perf_counter()`` when it was last written high."""
 
     def _count(self, name: str) -> None:
         self.calls[name] += 1
@@ -78,6 +80,8 @@ class Lgpio(types.ModuleType):
     def gpio_write(self, handle, gpio, level):
         self._count("gpio_write")
         self.levels[gpio] = int(level)
+        if level:
+            self.raised[gpio] = time.perf_counter()
 
     def gpio_set_debounce_micros(self, handle, gpio, micros):
         self._count("gpio_set_debounce_micros")

@@ -6,6 +6,10 @@ A card's bytes are those of the flush its event causes; the other events
 (the banker's lock, calls, a shuffle) are counted apart. The wire time is
 what those bytes take on a 400 kHz bus (9 clocks a byte).
 
+The CPU a card is the display's whole share of the work on the Pi (the view on
+the loop, the render and the changed windows through luma's smbus2 on the
+worker), the bus's own ioctl left out.
+
 Run: ``.venv/bin/python -m tests.benchmarks.bench_display``
 """
 
@@ -83,6 +87,37 @@ def run(controller: str, link, seats: tuple[str, ...]) -> dict:
     return {"cards": cards, "others": others, "renders": renders, "flushes": flushes}
 
 
+class NullBus:
+    """smbus2's ``SMBus`` where the bytes go nowhere: what is left is the Pi's own work."""
+
+    def write_i2c_block_data(self, address, register, data):
+        pass
+
+    def i2c_rdwr(self, *messages):
+        pass
+
+    def close(self):
+        pass
+
+
+def cpu_per_card(seats: tuple[str, ...]) -> list[float]:
+    """CPU seconds per card of what the OLED does on the Pi: the view on the loop, then
+    the render and the flush through luma's smbus2 (the bus's ioctl not counted)."""
+    with mock.patch("smbus2.SMBus", lambda port: NullBus()):
+        device = SSD1306(i2c(port=1, address=0x3C))
+    table, shown, samples = Table(), None, []
+    for event in play(random.Random(2026), seats, packs=PACKS):
+        table.apply(event)
+        start = time.thread_time()
+        wanted = view(table)
+        if wanted != shown:
+            device.display(render(wanted))
+            shown = wanted
+        if isinstance(event, CardDrawn):
+            samples.append(time.thread_time() - start)
+    return samples
+
+
 def watcher_cost(seats: tuple[str, ...]) -> list[float]:
     """Seconds the daemon's loop spends in the watcher per event, worker running."""
     bus = VirtualOled()
@@ -131,6 +166,7 @@ def main() -> None:
         report("  render a change", timed["renders"], "ms", 1e3)
         report("  flush it to the virtual SSD1306 (its decoding too)", timed["flushes"], "ms", 1e3)
         report("  the watcher on the loop, per event", watcher_cost(seats))
+        report("  CPU a card: view, render, flush (luma's smbus2)", cpu_per_card(seats))
 
 
 if __name__ == "__main__":
