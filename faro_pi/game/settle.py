@@ -176,7 +176,7 @@ def _end_layout(state: TableState) -> list[Settlement]:
 
 
 def settle_calls(state: TableState) -> tuple[Settlement, ...]:
-    """At the hock: 4 for 1 unit on three ranks, the cat-hop's rate on two, 2 on colours."""
+    """At the hock: 4 to 1 on three ranks, the cat-hop's rate on two, 2 to 1 on colours."""
     loser, winner, hock = state.pack.exposed[-3:]
     distinct = len({loser.rank, winner.rank, hock.rank})
     settled = []
