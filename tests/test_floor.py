@@ -14,6 +14,9 @@ import logging
 import os
 import random
 import shutil
+import signal
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -31,7 +34,7 @@ from faro_pi.floor.store import Copy, StoreError, copy_path, export_lines
 from faro_pi.floor.wire import decode_row, encode_row, table_topic, topics
 from faro_pi.game.cards import DECK
 from faro_pi.game.demo import play
-from faro_pi.game.events import SHUFFLE, Alarm, CardDrawn, Session
+from faro_pi.game.events import SHUFFLE, Alarm, CardDrawn, Session, event_to_json
 from faro_pi.service import export as table_export
 from faro_pi.service.config import load_config, parse_config
 from faro_pi.service.journal import Journal
@@ -559,5 +562,121 @@ def test_the_floor_page_in_chromium_is_live_within_a_second_of_a_card(tmp_path, 
                 assert errors == []
             finally:
                 await browser.close()
+
+    asyncio.run(scenario())
+
+
+# -- end to end: three tables in processes of their own, a broker that dies ------------------
+
+ROOT = Path(__file__).parent.parent
+CONSOLE_TOKEN = "the-lookout-at-table"
+
+
+class TableProcess:
+    """``faro-pi run`` with its floor publisher (:mod:`tests.floor_table`), entered through
+    its console, killed with SIGKILL when the test says."""
+
+    def __init__(self, folder: Path, url: str, name: str):
+        self.folder, self.name = folder, name
+        self.port = free_port()
+        path = table_config(folder, url, name)
+        console = f'[console]\nenabled = true\nport = {self.port}\ntoken = "{CONSOLE_TOKEN}"\n'
+        path.write_text(path.read_text().replace("[console]\nenabled = false\n", console))
+        self.config = path
+        self.proc: subprocess.Popen | None = None
+        self.auth = {"Authorization": f"Bearer {CONSOLE_TOKEN}"}
+
+    async def start(self, http: httpx.AsyncClient) -> None:
+        with (self.folder / "daemon.log").open("a") as log_file:
+            self.proc = subprocess.Popen(
+                [sys.executable, "-m", "tests.floor_table", str(self.config)],
+                cwd=ROOT,
+                stdout=subprocess.DEVNULL,
+                stderr=log_file,
+            )
+        async with asyncio.timeout(20):
+            while True:
+                assert self.proc.poll() is None, (self.folder / "daemon.log").read_text()
+                with contextlib.suppress(httpx.TransportError):
+                    if (await http.get(self.url("/api/state"))).status_code == 200:
+                        return
+                await asyncio.sleep(0.05)
+
+    def url(self, path: str) -> str:
+        return f"http://127.0.0.1:{self.port}{path}"
+
+    async def enter(self, http: httpx.AsyncClient, event) -> None:
+        answer = await http.post(
+            self.url("/api/events"), json=event_to_json(event), headers=self.auth
+        )
+        assert answer.status_code == 200, answer.text
+
+    def kill(self) -> None:
+        self.proc.send_signal(signal.SIGKILL)
+        self.proc.wait()
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            self.proc.wait(20)
+
+    def journal(self) -> Path:
+        return self.folder / "journal.sqlite3"
+
+
+def test_three_tables_copied_whole_through_broker_restarts_and_a_kill_9(tmp_path, broker):
+    """Two packs at each of three tables while the broker is killed and started twice and
+    one table is killed with SIGKILL and started again: at the end each table's copy on the
+    floor exports byte for byte what the table's own journal exports."""
+    tables = [TableProcess(tmp_path / f"t{i}", broker.url, f"t{i}") for i in (1, 2, 3)]
+    nights = [list(play(random.Random(i), SEATS, packs=2)) for i in (1, 2, 3)]
+    steps = max(len(night) for night in nights)
+    happenings = {
+        steps // 5: broker.kill,
+        steps // 5 + 25: broker.start,
+        steps // 2: "kill t2",
+        3 * steps // 4: broker.kill,
+        3 * steps // 4 + 25: broker.start,
+    }
+
+    async def scenario():
+        async with (
+            httpx.AsyncClient(timeout=10) as http,
+            floor_running(tmp_path / "floor", broker) as (boss, _, _),
+        ):
+            for table in tables:
+                await table.start(http)
+            try:
+                for step in range(steps):
+                    what = happenings.get(step)
+                    if what == "kill t2":
+                        tables[1].kill()  # between two entries: each one answered is committed
+                        await tables[1].start(http)
+                    elif what is not None:
+                        what()
+                    for table, night in zip(tables, nights, strict=True):
+                        if step < len(night):
+                            await table.enter(http, night[step])
+                    await asyncio.sleep(0.01)  # a brisk dealer, so the outages span entries
+                heads = {}
+                for table in tables:
+                    with Journal.open(table.journal(), readonly=True) as journal:
+                        heads[table.name] = journal.count()
+
+                def copied() -> bool:
+                    views = boss.views
+                    return all(n in views and views[n].copy.head == h for n, h in heads.items())
+
+                await until(copied, timeout=90)
+            finally:
+                for table in tables:
+                    table.stop()
+        store = tmp_path / "floor" / "store"
+        for table in tables:
+            assert "".join(export_lines(store, table.name)) == journal_export(table.journal())
+        logs = {table.name: (table.folder / "daemon.log").read_text() for table in tables}
+        assert logs["t2"].count("INFO ready:") == 2  # killed, and started again
+        assert all(text.count("floor: lost the broker") == 2 for text in logs.values())
+        assert any("the floor asked for the rows from" in text for text in logs.values())
 
     asyncio.run(scenario())

@@ -126,29 +126,25 @@ class Backoff:
 
 
 class Outage:
-    """Says once that the broker can't be reached (again if the reason changes), and once
-    that it is back."""
+    """Says once that the broker can't be reached or was lost (again if the reason
+    changes), and once that it is back."""
 
     def __init__(self, who: str, url: str):
         self.who = who
         self.url = url
         self.reason: str | None = None
+        self.up = False
 
     def failed(self, exc: BaseException, retry: float) -> None:
         reason = why(exc)
         if reason != self.reason:
+            what = "lost the broker" if self.up else "cannot reach the broker"
             log.warning(
-                "%s: cannot reach the broker %s: %s; retrying (next in %.2g s)",
-                self.who,
-                self.url,
-                reason,
-                retry,
+                "%s: %s %s: %s; retrying (next in %.2g s)", self.who, what, self.url, reason, retry
             )
-        self.reason = reason
+        self.reason, self.up = reason, False
 
     def connected(self) -> None:
-        if self.reason is not None:
-            log.info("%s: connected to the broker %s again", self.who, self.url)
-        else:
-            log.info("%s: connected to the broker %s", self.who, self.url)
-        self.reason = None
+        again = " again" if self.reason is not None else ""
+        log.info("%s: connected to the broker %s%s", self.who, self.url, again)
+        self.reason, self.up = None, True
