@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import io
 import itertools
 import json
 import subprocess
@@ -19,6 +20,7 @@ from faro_pi.game.replay import replay_lines
 from faro_pi.game.rules import Table
 from faro_pi.sim import scenario
 from faro_pi.sim.run import simulate
+from faro_pi.sim.screen import LiveScreen, PlainScreen
 
 
 def grid_of(table: Table) -> list[str]:
@@ -42,6 +44,19 @@ def export(out) -> list[str]:
     return done.stdout.splitlines()
 
 
+class BothScreens:
+    """The live view and the plain lines, shown the same play."""
+
+    def __init__(self):
+        self.plain_text, self.live_text = io.StringIO(), io.StringIO()
+        self.plain = PlainScreen(self.plain_text)
+        self.live = LiveScreen(self.live_text, total=60)
+
+    def update(self, table, sim):
+        self.plain.update(table, sim)
+        self.live.update(table, sim)
+
+
 def test_a_pack_with_faults_on_the_simulated_table(tmp_path):
     steps = scenario.demo(seed=11, faults=True)
     kinds = {s["type"] for s in steps}
@@ -49,7 +64,9 @@ def test_a_pack_with_faults_on_the_simulated_table(tmp_path):
     out = tmp_path / "sim-out"
 
     started = time.perf_counter()
-    summary = asyncio.run(simulate(steps, out, speed=0))
+    screens = BothScreens()
+    with screens.live:
+        summary = asyncio.run(simulate(steps, out, speed=0, screen=screens))
     print(f"a pack with faults at --speed 0: {time.perf_counter() - started:.1f} s")
     assert summary["status"] == 0
 
@@ -80,10 +97,36 @@ def test_a_pack_with_faults_on_the_simulated_table(tmp_path):
     assert any(json.loads(line)["type"] == "void" for line in lines)
     assert any(json.loads(line).get("kind") == "noread" for line in lines)
 
-    # The balances the simulator reports are those of replaying its journal.
+    # The balances the simulator reports are those of replaying its journal, and its
+    # events.jsonl is that journal, exported.
     replayed = replay_lines(lines)
     assert summary["balances"] == replayed.summary()["balances"]
     assert replayed.table.pack.complete
+    assert (out / "events.jsonl").read_text().splitlines() == lines
+
+    # Each fault, when it happened, and the table's answer; the duplicate among the refusals.
+    faults = [(f["step"], f["fault"]) for f in summary["faults"]]
+    step_of = {s["type"]: n for n, s in enumerate(steps, start=1)}  # one of each fault
+    for kind, fault in [("noread", "no-read"), ("garble", "noise"), ("unplug", "unplug")]:
+        assert (step_of[kind], fault) in faults
+    assert (step_of["reader_reset"], "reader restart") in faults
+    names = [name for _, name in faults]
+    assert names.index("no-read") < names.index("noread alarm") < names.index("cleared")
+    assert names.count("void") == 1 and names.count("refused card") == 1
+    [duplicate] = summary["refused_entries"]
+    assert steps[duplicate["step"] - 1] == {"type": "card", "card": duplicate["card"]}
+    assert "already exposed" in duplicate["message"]
+    assert any(f["fault"] == "void" and "taken back" in f["text"] for f in summary["faults"])
+
+    # The plain lines show each fault where it happened among the cards; the live view's
+    # faults panel shows the latest.
+    plain = screens.plain_text.getvalue().splitlines()
+    shown = [line[2:].split(":")[0] for line in plain if line.startswith("! ")]
+    assert shown == names
+    cards_before = next(n for n, line in enumerate(plain) if line.startswith("! no-read"))
+    assert sum(line.startswith("card ") for line in plain[:cards_before]) == 5
+    live = screens.live_text.getvalue()
+    assert "faults" in live and "reader restart" in live and "refused card" in live
 
     # The OLED's pictures, decoded from the I²C bytes, change frame by frame.
     gif = Image.open(out / "oled.gif")

@@ -19,8 +19,9 @@ from pathlib import Path
 
 from faro_pi.exc import FaroError, Refused
 from faro_pi.game.decode import event_from_json
-from faro_pi.game.events import CardDrawn
+from faro_pi.game.events import Alarm, CardDrawn
 from faro_pi.service.config import load_config
+from faro_pi.sim import faults
 from faro_pi.sim import scenario as scenarios
 from faro_pi.virtual.reader import VirtualReader
 
@@ -56,15 +57,25 @@ driver = "ssd1306"
 enabled = false
 """
 
-OUTPUTS = ("journal.sqlite3", "table.jsonl", "oled.gif", "summary.json", "config.toml")
+OUTPUTS = (
+    "journal.sqlite3",
+    "events.jsonl",
+    "table.jsonl",
+    "oled.gif",
+    "summary.json",
+    "config.toml",
+)
 
 
 @dataclass
 class Record:
-    """What the simulated hardware showed, card by card."""
+    """What the simulated hardware showed, card by card, and what went wrong on the way."""
 
     cards: list[dict] = field(default_factory=list)
-    refused: list[tuple[int, str]] = field(default_factory=list)
+    refused: list[dict] = field(default_factory=list)
+    """Entries and readings the rules refused: the scenario's step, the card read, why."""
+    faults: list[dict] = field(default_factory=list)
+    """Each fault as it happened (see :mod:`faro_pi.sim.faults`), with the scenario's step."""
 
 
 class SimulatedTable:
@@ -80,6 +91,8 @@ class SimulatedTable:
         self.oled = VirtualOled()
         self.reader = VirtualReader(out / "reader", hello="faro-pi sim")
         self.record = Record()
+        self.at = 0
+        """The scenario's step being played."""
         self.daemon = None
         self.press_heard = asyncio.Event()
         """Set each time a button press has reached the table."""
@@ -94,6 +107,10 @@ class SimulatedTable:
 
     async def step(self, number: int, obj: dict) -> None:
         kind = obj["type"]
+        self.at = number
+        fault = faults.at_the_shoe(obj)
+        if fault is not None:
+            self.fault(*fault)
         if kind == "card" and obj.get("source", "reader") == "reader":
             await self.pause(DEAL_PACE)
             self.reader.card(obj["card"])
@@ -119,7 +136,7 @@ class SimulatedTable:
             try:
                 self.daemon.enter(event_from_json(obj))
             except Refused as exc:
-                self.record.refused.append((number, str(exc)))
+                self.record.refused.append({"step": number, "message": str(exc)})
 
     async def press(self, button: str, hold: float) -> None:
         config = self.daemon.config.buttons
@@ -151,7 +168,16 @@ class SimulatedTable:
 
     # -- recording ---------------------------------------------------------------------
 
+    def fault(self, name: str, text: str) -> None:
+        self.record.faults.append({"step": self.at, "fault": name, "text": text})
+
     def watch(self, table, event) -> None:
+        fault = faults.at_the_table(event)
+        if fault is not None:
+            self.fault(*fault)
+        if isinstance(event, Alarm) and event.kind == "refused" and event.card is not None:
+            refused = {"step": self.at, "card": event.card.code, "message": event.text}
+            self.record.refused.append(refused)
         if isinstance(event, CardDrawn):
             self.record.cards.append(
                 {
@@ -208,6 +234,8 @@ async def simulate(steps: list[dict], out: Path, speed: float = 1.0, screen=None
         await table.reader.drained()  # the hello
         for number, obj in enumerate(steps, start=1):
             await table.step(number, obj)
+            if screen is not None:  # a fault at the shoe shows before the table answers it
+                screen.update(daemon.table, table)
         await daemon.settled()
 
     player = asyncio.create_task(play())
@@ -228,17 +256,31 @@ async def simulate(steps: list[dict], out: Path, speed: float = 1.0, screen=None
         "leaders": daemon.table.leaders,
         "packs": daemon.table.pack.number,
         "cards": len(table.record.cards),
-        "refused_entries": [{"step": n, "message": m} for n, m in table.record.refused],
+        "refused_entries": sorted(table.record.refused, key=lambda refused: refused["step"]),
+        "faults": table.record.faults,
         "oled_frames": table.oled.frames,
         "i2c_bytes": table.oled.bytes_sent,
         "status": status,
     }
+    _write(out, table, summary)
+    return summary
+
+
+def _write(out: Path, table: SimulatedTable, summary: dict) -> None:
+    """The outputs beside the daemon's journal; ``events.jsonl`` is that journal, exported."""
+    from faro_pi.service.export import export_lines
+    from faro_pi.service.journal import Journal
+
+    with (
+        Journal.open(out / "journal.sqlite3", readonly=True) as journal,
+        open(out / "events.jsonl", "w", encoding="utf-8") as lines,
+    ):
+        lines.writelines(export_lines(journal))
     with open(out / "table.jsonl", "w", encoding="utf-8") as lines:
         for row in table.record.cards:
             lines.write(json.dumps(row) + "\n")
     table.oled.save_gif(out / "oled.gif")
     (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
-    return summary
 
 
 def main(args: argparse.Namespace) -> int:
@@ -259,6 +301,6 @@ def main(args: argparse.Namespace) -> int:
         summary = asyncio.run(simulate(steps, out, args.speed, screen))
     balances = "  ".join(f"{name} {amount:+d}" for name, amount in summary["balances"].items())
     print(f"balances: {balances}   leaders: {', '.join(summary['leaders'])}")
-    print(f"wrote {', '.join(str(out / name) for name in OUTPUTS[:4])}")
-    print(f"replay it: faro-pi export --config {out / 'config.toml'} | faro-pi replay -")
+    print(f"wrote {', '.join(str(out / name) for name in OUTPUTS[:5])}")
+    print(f"replay it: faro-pi replay {out / 'events.jsonl'}")
     return summary["status"]
