@@ -3,7 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import random
+import shutil
+import subprocess
+import sys
+
+import pytest
 
 from faro_pi.game.cards import DECK
 from faro_pi.game.events import Bet, Session, event_to_json
@@ -132,6 +138,22 @@ def test_the_port_pulled_and_plugged_back_loses_nothing(table_dir):
             assert exposed(daemon.table) == order
 
     asyncio.run(scenario())
+
+
+def test_a_journal_folder_it_cannot_write_stops_the_start_and_says_why(tmp_path):
+    folder = tmp_path / "journal"
+    folder.mkdir()
+    folder.chmod(0o555)
+    config = write_config(tmp_path)
+    config.write_text(config.read_text().replace('"journal.sqlite3"', '"journal/journal.sqlite3"'))
+    command = [sys.executable, "-m", "faro_pi.cli", "run", "--config", str(config)]
+    if os.geteuid() == 0:  # root writes anywhere: run it without that power
+        if shutil.which("setpriv") is None:
+            pytest.skip("running as root, without setpriv to give up the right to write anywhere")
+        command = ["setpriv", "--bounding-set=-dac_override,-dac_read_search", *command]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=30)
+    assert done.returncode != 0
+    assert f"cannot create the journal in {folder}: Permission denied" in done.stderr, done.stderr
 
 
 def test_a_silent_reader_is_reported_lost_and_the_alarm_clears_when_it_speaks(tmp_path):

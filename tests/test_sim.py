@@ -11,9 +11,10 @@ import subprocess
 import sys
 import time
 
+import pytest
 from PIL import Image, ImageChops
 
-from faro_pi.exc import Refused
+from faro_pi.exc import FaroError, Refused
 from faro_pi.game.decode import event_from_json
 from faro_pi.game.events import Bet, CardDrawn
 from faro_pi.game.replay import replay_lines
@@ -189,6 +190,24 @@ def test_a_scenario_file_plays_and_a_bad_one_is_named(tmp_path):
     )
     assert done.returncode == 2
     assert "line 1" in done.stderr and "button" in done.stderr
+
+
+def test_a_scenario_line_says_what_is_missing_and_which_lines_there_are():
+    def error(obj: dict) -> str:
+        with pytest.raises(FaroError) as caught:
+            scenario.check_step(obj, 3)
+        return str(caught.value)
+
+    unknown = error({"type": "presss", "button": "signal"})
+    assert unknown.startswith("scenario line 3: unknown event type 'presss'")
+    for kind in (*scenario.HARDWARE, "session", "card", "bet", "call"):
+        assert kind in unknown
+    no_weight = error({"type": "bet", "player": "Ann", "rank": "9"})
+    assert no_weight.endswith("'weight' is missing [weight]")
+    assert "'player' is missing" in error({"type": "call", "order": ["7", "J", "3"], "weight": 2})
+    assert "'card' is missing" in error({"type": "card"})
+    assert "'seats' is missing" in error({"type": "session"})
+    assert "'rank' is missing" in error({"type": "bet", "player": "Ann", "weight": 2})
 
 
 def test_oled_frames_in_the_terminal_are_quadrant_blocks():

@@ -42,8 +42,15 @@ MAX_NAME = 24
 """Code points in a participant's name, so that it fits the OLED and a log line."""
 
 
+def _given(obj: dict, key: str, rule: str) -> Any:
+    """``obj[key]``; a field left out is refused as missing, not as a wrong value of None."""
+    if key not in obj:
+        raise Refused(rule, f"{key!r} is missing")
+    return obj[key]
+
+
 def _player(obj: dict, key: str = "player") -> str:
-    name = obj.get(key)
+    name = _given(obj, key, "player")
     if not isinstance(name, str) or not name.strip():
         raise Refused("player", f"{key!r} must be a participant's name")
     return normal_name(name)
@@ -67,7 +74,7 @@ def seat_name(name: object, key: str = "player") -> str:
 
 
 def _weight(obj: dict) -> int:
-    weight = obj.get("weight")
+    weight = _given(obj, "weight", "weight")
     if type(weight) is not int:
         raise Refused("weight", f"the weight must be a whole number, not {weight!r}")
     return weight
@@ -88,7 +95,7 @@ def _three(obj: dict, key: str, parse) -> tuple:
 
 
 def _session(obj: dict) -> Session:
-    seats = obj.get("seats")
+    seats = _given(obj, "seats", "seats")
     if not isinstance(seats, list) or not all(isinstance(s, str) and s.strip() for s in seats):
         raise Refused("seats", "'seats' must list the participants' names in table order")
     seats = [seat_name(s, "seats") for s in seats]
@@ -108,7 +115,8 @@ def _session(obj: dict) -> Session:
 
 def _card(obj: dict) -> CardDrawn:
     source = obj.get("source")
-    return CardDrawn(parse_card(obj.get("card")), source if isinstance(source, str) else None)
+    card = parse_card(_given(obj, "card", "card-code"))
+    return CardDrawn(card, source if isinstance(source, str) else None)
 
 
 def _place(obj: dict) -> tuple[int | None, tuple[int, ...] | None, bool]:
@@ -128,7 +136,9 @@ def _place(obj: dict) -> tuple[int | None, tuple[int, ...] | None, bool]:
         if len(set(ranks)) != len(ranks):
             raise Refused("ranks", "the ranks of a combination must differ")
         return None, ranks, False
-    return parse_rank(obj.get("rank")), None, False
+    if "rank" not in obj:
+        raise Refused("rank", "'rank' is missing (or give 'ranks' or 'high_card')")
+    return parse_rank(obj["rank"]), None, False
 
 
 def _bet(obj: dict) -> Bet:
@@ -171,7 +181,7 @@ def _void(obj: dict) -> Void:
 
 
 def _alarm(obj: dict) -> Alarm:
-    kind = obj.get("kind")
+    kind = _given(obj, "kind", "alarm")
     if kind not in ALARM_KINDS:
         raise Refused("alarm", f"an alarm's kind is one of {', '.join(ALARM_KINDS)}")
     text = obj.get("text", "")
@@ -183,7 +193,7 @@ def _alarm(obj: dict) -> Alarm:
 
 _PARSERS = {
     "session": _session,
-    "join": lambda obj: Join(seat_name(obj.get("player"))),
+    "join": lambda obj: Join(seat_name(_given(obj, "player", "name"))),
     "leave": lambda obj: Leave(_player(obj)),
     "close": lambda obj: CLOSE,
     "card": _card,

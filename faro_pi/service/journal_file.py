@@ -105,14 +105,30 @@ def _check_file(path: Path, readonly: bool) -> None:
 
 
 def _connect(path: Path, readonly: bool) -> sqlite3.Connection:
-    """A connection in autocommit mode; a reader's cannot create or change the file."""
+    """A connection in autocommit mode; a reader's cannot create or change the file.
+
+    SQLite says only "unable to open database file"; opening the file as it
+    would tells why (permission denied, a read-only file system...).
+    """
     try:
         if readonly:
             target = path.absolute().as_uri() + "?mode=ro"
             return sqlite3.connect(target, uri=True, isolation_level=None, check_same_thread=False)
         return sqlite3.connect(path, isolation_level=None, check_same_thread=False)
     except sqlite3.Error as exc:
-        raise JournalError(f"{path}: cannot open the journal: {exc}", "cannot-open") from exc
+        why, existed = str(exc), path.exists()
+        try:
+            os.close(os.open(path, os.O_RDONLY if readonly else os.O_RDWR | os.O_CREAT, 0o640))
+        except OSError as refused:
+            why = refused.strerror
+        else:
+            if not existed:  # SQLite failed for a reason of its own: leave no file behind
+                path.unlink(missing_ok=True)
+        if existed or readonly:
+            message = f"{path}: cannot open the journal: {why}"
+        else:
+            message = f"{path}: cannot create the journal in {path.parent}: {why}"
+        raise JournalError(message, "cannot-open") from exc
 
 
 def broken(path: Path, what: str, reason: str = "corrupt") -> JournalError:

@@ -56,7 +56,10 @@ def check_step(obj: object, line: int) -> dict:
         try:
             event_from_json(obj)
         except Refused as exc:
-            raise FaroError(f"scenario line {line}: {exc}") from None
+            text = str(exc)
+            if exc.rule == "event":  # no event type: the simulator's own lines are known too
+                text = f"{exc.message}; or a line for the hardware: {', '.join(HARDWARE)}"
+            raise FaroError(f"scenario line {line}: {text}") from None
     return obj
 
 
