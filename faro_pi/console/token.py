@@ -15,6 +15,7 @@ import secrets
 from pathlib import Path
 
 from faro_pi.service.config import Config, ConsoleConfig
+from faro_pi.service.config_keys import secret_problem
 
 log = logging.getLogger("faro_pi")
 
@@ -66,10 +67,16 @@ def console_token(settings: ConsoleConfig, path: Path) -> str:
 
 
 def read_token(path: Path) -> str:
-    """The token kept at ``path``; an empty file is an error, never a token."""
-    token = path.read_text(encoding="utf-8").strip()
+    """The token kept at ``path``; an empty file, or one that could never authenticate (as
+    a configured token could not), is an error, never a token."""
+    try:
+        token = path.read_text(encoding="utf-8").strip()
+    except UnicodeDecodeError:
+        token = "\ufffd"  # not text: as unusable as any other non-ASCII
     if not token:
         raise OSError(f"{path}: the console's token file is empty; delete it to make a new one")
+    if problem := secret_problem(token):
+        raise OSError(f"{path}: the console's token {problem}; delete it to make a new one")
     if path.stat().st_mode & 0o027:
         log.warning("console: %s is open to others than its group; chmod 640 it", path)
     return token

@@ -22,7 +22,7 @@ import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
-from typing import Any, get_args, get_type_hints
+from typing import Any, get_args, get_origin, get_type_hints
 from urllib.parse import urlsplit
 
 import msgspec
@@ -139,7 +139,11 @@ class ConsoleConfig:
                      "Address the console listens on; `0.0.0.0` opens it to the network.")
     port: int = _key(8077, "TCP port of the console.", low=1, high=65535)
     token: str | None = _key(
-        None, "Secret the console asks for; unset: the daemon generates one at start.")
+        None, "Secret the console asks for; unset: the daemon generates one at start.",
+        secret=True)
+    allowed_hosts: tuple[str, ...] | None = _key(
+        None, "Names the console answers to (a request's `Host`), against DNS rebinding; "
+              "IP addresses always. Unset: `localhost`, the hostname (and `.local`) and `host`.")
 
 
 _UNSET_OPTION = "Unset: the profile's."
@@ -282,6 +286,7 @@ def _section(cls: type) -> Section:
     for declared in fields(cls):
         kind = types[declared.name]
         kind = next((arg for arg in get_args(kind) if arg is not type(None)), kind)
+        kind = get_origin(kind) or kind  # tuple[str, ...]: an array of strings
         keys[declared.name] = replace(declared.metadata["key"], kind=kind)
     return Section(cls, keys)
 

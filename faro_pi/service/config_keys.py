@@ -31,8 +31,10 @@ class Key:
     ``low``/``high`` bound it inclusively and ``above`` exclusively. ``pin``
     marks a BCM GPIO number (which also counts towards pin clashes);
     ``may_disable`` lets ``false`` stand for "not wired" (the value is None);
-    ``hex`` shows the value in hexadecimal, as datasheets do. ``kind`` is the
-    type of the dataclass field that declares the key, without its None.
+    ``hex`` shows the value in hexadecimal, as datasheets do; ``secret`` marks a
+    string sent in an HTTP header (:func:`secret_problem`). ``kind`` is the type of
+    the dataclass field that declares the key, without its None (``tuple``: an
+    array of strings).
     """
 
     default: object
@@ -44,7 +46,25 @@ class Key:
     pin: bool = False
     may_disable: bool = False
     hex: bool = False
+    secret: bool = False
     kind: type = object
+
+
+SECRET_LENGTH = 16
+"""Characters of a secret at least: a shorter one can be guessed."""
+
+
+def secret_problem(value: str) -> str | None:
+    """What keeps ``value`` from being a secret sent as ``Authorization: Bearer``, or None.
+
+    It must be printable ASCII without spaces (anything else never arrives
+    unchanged in a header) and at least :data:`SECRET_LENGTH` characters.
+    """
+    if not (value.isascii() and value.isprintable()) or " " in value:
+        return f"must be printable ASCII without spaces, at least {SECRET_LENGTH} characters"
+    if len(value) < SECRET_LENGTH:
+        return f"must be at least {SECRET_LENGTH} characters (it has {len(value)})"
+    return None
 
 
 class Invalid(Exception):
@@ -57,11 +77,15 @@ def check(spec: Key, value: object) -> object:
         return None
     if spec.kind is float and type(value) is int:
         value = float(value)
+    if spec.kind is tuple:
+        return _strings(value)
     if type(value) is not (str if spec.kind is Path else spec.kind):
         raise Invalid(f"expected {_type_name(spec, article=True)}, got {kind_name(value)}")
 
     if spec.kind in (str, Path) and not value:
         raise Invalid("must not be empty")
+    if spec.secret and (problem := secret_problem(value)):
+        raise Invalid(problem)  # never the value: it is a secret
     if spec.kind is float and not math.isfinite(value):
         raise Invalid(f"{value!r} is not a finite number")
     if spec.choices and value not in spec.choices:
@@ -75,6 +99,16 @@ def check(spec: Key, value: object) -> object:
         what = "is not a BCM GPIO number" if spec.pin else "is out of range"
         raise Invalid(f"{shown(value, spec.hex)} {what} ({_range(spec)})")
     return Path(value) if spec.kind is Path else value
+
+
+def _strings(value: object) -> tuple[str, ...]:
+    """An array of names: each non-empty printable ASCII without spaces."""
+    if type(value) is not list or not all(type(item) is str for item in value):
+        raise Invalid(f"expected an array of strings, got {kind_name(value)}")
+    for item in value:
+        if not item or not (item.isascii() and item.isprintable()) or " " in item:
+            raise Invalid(f"{shown(item)} is not a name: printable ASCII without spaces")
+    return tuple(value)
 
 
 def shown(value: object, as_hex: bool = False) -> str:
@@ -94,6 +128,7 @@ _TYPE_NAMES = {
     float: "a float",
     str: "a string",
     Path: "a string (path)",
+    tuple: "an array of strings",
 }
 
 
@@ -131,6 +166,10 @@ def _allowed(spec: Key) -> str:
         allowed = ("BCM " if spec.pin else "") + _range(spec)
     elif spec.kind is bool:
         allowed = "`true`, `false`"
+    elif spec.secret:
+        allowed = f"printable ASCII, no spaces, {SECRET_LENGTH}+ characters"
+    elif spec.kind is tuple:
+        allowed = "names (printable ASCII, no spaces)"
     else:
         allowed = "non-empty"
     if spec.may_disable:
