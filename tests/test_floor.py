@@ -13,10 +13,12 @@ import json
 import logging
 import os
 import random
+import re
 import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -680,3 +682,68 @@ def test_three_tables_copied_whole_through_broker_restarts_and_a_kill_9(tmp_path
         assert any("the floor asked for the rows from" in text for text in logs.values())
 
     asyncio.run(scenario())
+
+
+# -- the floor's unit ---------------------------------------------------------------------
+
+FLOOR_UNIT = ROOT / "systemd" / "faro-pi-floor.service"
+
+
+def test_systemd_analyze_rates_the_floors_unit_at_most_1_5():
+    analyze = shutil.which("systemd-analyze")
+    assert analyze, "systemd-analyze is missing: apt-get install systemd (make test-deps does)"
+    done = subprocess.run(
+        [analyze, "security", "--offline=yes", "--no-pager", str(FLOOR_UNIT)],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "SYSTEMD_COLORS": "0"},
+    )
+    found = re.search(r"Overall exposure level for faro-pi-floor\.service: (\d+\.\d+)", done.stdout)
+    assert found, done.stdout + done.stderr
+    assert float(found[1]) <= 1.5, done.stdout
+    complaints = [line for line in done.stderr.splitlines() if "faro-pi-floor.service" in line]
+    assert complaints == [], "\n".join(complaints)
+
+
+def test_the_floors_unit_runs_faro_pi_floor_where_its_config_and_store_are():
+    text = FLOOR_UNIT.read_text()
+    settings = dict(
+        line.split("=", 1) for line in text.splitlines() if "=" in line and line[0].isalpha()
+    )
+    assert settings["Type"] == "notify" and "WatchdogSec" in settings
+    assert (
+        settings["ExecStart"] == f"/opt/faro-pi/bin/faro-pi floor --config {command.FLOOR_CONFIG}"
+    )
+    assert Path(command.FLOOR_CONFIG).parent.name == settings["ConfigurationDirectory"]
+    store = load_floor_config_text('[broker]\nurl = "mqtt://floor.local"\n').store.path
+    assert store == Path("/var/lib") / settings["StateDirectory"]
+    assert settings["User"] == "faro-pi-floor" and "DeviceAllow" not in settings
+
+
+def load_floor_config_text(text: str):
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "floor.toml"
+        path.write_text(text)
+        return load_floor_config(path)
+
+
+# -- faro-pi doctor's line ------------------------------------------------------------------
+
+
+def test_the_doctors_line_says_whether_the_broker_takes_the_table(tmp_path, broker):
+    from faro_pi.floor.doctor import broker_check
+
+    def check(**more):
+        path = table_config(tmp_path / "t1", more.pop("url", broker.url), "t1", **more)
+        return broker_check(load_config(path, environ={}), timeout=3)
+
+    assert broker_check(parse_config(MINIMAL)).ok is None
+    good = check()
+    assert good.ok is True and "takes table t1 as t1" in good.detail
+    refused = check(password="wrong")
+    assert refused.ok is False and "floor.username" in refused.fix
+    assert "wrong" not in refused.line()
+    down = check(url=f"mqtt://127.0.0.1:{free_port()}")
+    assert down.ok is False and "running" in down.fix
+    nowhere = check(url="mqtt://no-such-host.invalid")
+    assert nowhere.ok is False and "floor.broker" in nowhere.fix

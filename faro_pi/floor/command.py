@@ -19,7 +19,7 @@ from typing import TextIO
 
 log = logging.getLogger("faro_pi")
 
-FLOOR_CONFIG = "/etc/faro-pi/floor.toml"
+FLOOR_CONFIG = "/etc/faro-pi-floor/floor.toml"
 """Where ``faro-pi floor`` looks for its config when none is given."""
 
 TOKEN_FILE = "floor.token"
