@@ -10,7 +10,10 @@ replay file. Reads are open; a write needs the console's token as
 Starlette and uvicorn are imported only when a console is served, so a table
 without one, and the command line's clients, never load them. The token is
 kept by :mod:`faro_pi.console.token`, the JSON by
-:mod:`faro_pi.console.state` and the schema by :mod:`faro_pi.console.openapi`.
+:mod:`faro_pi.console.state` (written by :mod:`faro_pi.console.render`) and
+the schema by :mod:`faro_pi.console.openapi`; the names the console answers
+to are checked by :mod:`faro_pi.console.hosts`, and its connections are held
+in bounds by :mod:`faro_pi.console.guest`.
 """
 
 from __future__ import annotations
@@ -25,7 +28,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from faro_pi.console import state as snapshot
+from faro_pi.console.hosts import allowed_names
 from faro_pi.console.openapi import openapi
+from faro_pi.console.render import Render
+from faro_pi.console.stream import HEARTBEAT, Client, EventStream
 from faro_pi.console.token import TOKEN_FILE, console_token, token_path
 from faro_pi.exc import JournalError, Refused
 from faro_pi.game.decode import event_from_json
@@ -40,14 +46,12 @@ log = logging.getLogger("faro_pi")
 PAGE = Path(__file__).with_name("page")
 """The browser page, served at ``/``."""
 
-HEARTBEAT = 15.0
-"""Seconds between comments on a quiet event stream, so proxies and phones keep it open."""
-
-BACKLOG = 8
-"""States held for one event stream; a slower reader loses the oldest, never holds the table."""
-
 MAX_BODY = 64 * 1024
 """Bytes of one posted event; an event is a few dozen."""
+
+PENDING = 64
+"""Connections the kernel keeps waiting to be taken (``listen``'s backlog): uvicorn's own
+setting replaces the socket's, so both are given this."""
 
 SEND_BUFFER = 64 * 1024
 """The kernel's send buffer of each connection. Left to itself Linux grows it to megabytes
@@ -85,7 +89,7 @@ async def open_console(daemon, config: Config) -> Console | None:
             _why(exc),
         )
         return None
-    console = Console(daemon, token)
+    console = Console(daemon, token, names=allowed_names(settings))
     console.start(listener)
     where = "set in the configuration" if settings.token else f"in {path}"
     log.info("console: http://%s:%d/ (token %s)", settings.host, console.port, where)
@@ -104,7 +108,7 @@ def _listen(host: str, port: int) -> socket.socket:
         # Each connection inherits the listener's send buffer.
         listener.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, SEND_BUFFER)
         listener.bind(address)
-        listener.listen(64)
+        listener.listen(PENDING)
         listener.setblocking(False)
     except OSError:
         listener.close()
@@ -116,28 +120,17 @@ def _why(exc: OSError) -> str:
     return exc.strerror or str(exc)
 
 
-class Client:
-    """One open event stream, with its own bounded queue of states to send."""
-
-    def __init__(self) -> None:
-        self.queue: asyncio.Queue[bytes | None] = asyncio.Queue(BACKLOG)
-        self.task = asyncio.current_task()
-        """The request's task: done once the stream has ended."""
-        self.lost = 0
-        """States dropped because this client read too slowly."""
-
-    def offer(self, message: bytes | None) -> None:
-        """Queues a message (None ends the stream), dropping the oldest if the queue is full."""
-        if self.queue.full():
-            self.queue.get_nowait()
-            self.lost += 1
-        self.queue.put_nowait(message)
-
-
 class Console:
     """The HTTP API in front of one daemon: its routes, its event streams and its server."""
 
-    def __init__(self, daemon, token: str, *, heartbeat: float = HEARTBEAT):
+    def __init__(
+        self,
+        daemon,
+        token: str,
+        *,
+        names: frozenset[str],
+        heartbeat: float = HEARTBEAT,
+    ):
         self.daemon = daemon
         self.token = token
         self.heartbeat = heartbeat
@@ -147,6 +140,9 @@ class Console:
         self.clients: set[Client] = set()
         self.closing = False
         self.port: int | None = None
+        self.render = Render()
+        self.names = names
+        """The names answered besides IP addresses (:mod:`faro_pi.console.hosts`)."""
         self.app = self._app()
         self.server: GuestServer | None = None
         """The uvicorn server, once started."""
@@ -156,17 +152,19 @@ class Console:
         """Serves on ``listener`` (bound and listening already) from a task on this loop."""
         import uvicorn
 
-        from faro_pi.console.guest import GuestServer
+        from faro_pi.console.guest import Connection, GuestServer
 
         self.port = listener.getsockname()[1]
         self.server = GuestServer(
             uvicorn.Config(
                 self.app,
-                log_level="warning",
+                # uvicorn warns of every malformed request: any client could fill the log.
+                log_level="error",
                 log_config=None,
                 lifespan="off",
                 access_log=False,
-                http="h11",
+                http=Connection,
+                backlog=PENDING,
                 ws="none",
                 proxy_headers=False,
                 server_header=False,
@@ -200,7 +198,7 @@ class Console:
         """The daemon's watcher: every open stream gets the new state."""
         self.version += 1
         if self.clients:
-            message = _state_message(snapshot.state(table, self.version))
+            message = self.render.message(snapshot.state(table, self.version))
             for client in self.clients:
                 client.offer(message)
 
@@ -211,7 +209,9 @@ class Console:
         from starlette.routing import Mount, Route
         from starlette.staticfiles import StaticFiles
 
-        return Starlette(
+        from faro_pi.console.hosts import HostCheck
+
+        app = Starlette(
             routes=[
                 Route("/openapi.json", self._openapi, methods=["GET"]),
                 Route("/api/state", self._state, methods=["GET"]),
@@ -224,15 +224,16 @@ class Console:
                 Mount("/", StaticFiles(directory=PAGE, html=True)),
             ]
         )
+        return HostCheck(app, self.names)
 
     async def _openapi(self, request):
-        return _json(200, openapi())
+        return self._json(200, openapi())
 
     async def _state(self, request):
-        return _json(200, snapshot.state(self.daemon.table, self.version))
+        return self._json(200, snapshot.state(self.daemon.table, self.version))
 
     async def _history(self, request):
-        return _json(200, snapshot.history(self.daemon.table))
+        return self._json(200, snapshot.history(self.daemon.table))
 
     async def _export(self, request):
         from starlette.responses import Response
@@ -240,7 +241,7 @@ class Console:
         try:
             text = await asyncio.to_thread(_export, self.daemon.journal.path)
         except JournalError as exc:
-            return _json(503, {"error": str(exc)})
+            return self._json(503, {"error": str(exc)})
         return Response(
             text,
             media_type="application/x-ndjson",
@@ -251,15 +252,15 @@ class Console:
         )
 
     async def _odds(self, request):
-        return _json(200, snapshot.odds(self.daemon.table, self.version))
+        return self._json(200, snapshot.odds(self.daemon.table, self.version))
 
     async def _unknown(self, request):
         what = f"{request.method} {request.url.path}"
-        return _json(404, {"error": f"the console has no {what}; see /openapi.json"})
+        return self._json(404, {"error": f"the console has no {what}; see /openapi.json"})
 
     async def _enter(self, request):
         if not self._authorized(request.headers.get("authorization", "")):
-            return _json(
+            return self._json(
                 401,
                 {
                     "error": "a change needs the console's token: send 'Authorization: Bearer "
@@ -270,23 +271,28 @@ class Console:
         try:
             body = await _body(request)
         except _TooLarge:
-            return _json(413, {"error": f"an event is at most {MAX_BODY} bytes"})
+            return self._json(413, {"error": f"an event is at most {MAX_BODY} bytes"})
+        except _Unfinished:  # the connection's deadline closed it: nobody hears this
+            return self._json(408, {"error": "the request ended before its body"})
         try:
             obj = json.loads(body)
         except (ValueError, RecursionError) as exc:
-            return _json(400, {"error": f"the body must be one event as JSON: {exc}"})
+            return self._json(400, {"error": f"the body must be one event as JSON: {exc}"})
         try:
             event = event_from_json(obj)
         except Refused as exc:
-            return _json(422, {"rule": exc.rule, "error": exc.message})
+            return self._json(422, {"rule": exc.rule, "error": exc.message})
         try:
             event = self.daemon.enter(event)
         except Refused as exc:
-            return _json(409, {"rule": exc.rule, "error": exc.message})
+            return self._json(409, {"rule": exc.rule, "error": exc.message})
         except JournalError as exc:
-            return _json(503, {"error": str(exc)})
+            return self._json(503, {"error": str(exc)})
         state = snapshot.state(self.daemon.table, self.version)
-        return _json(200, {"event": event_to_json(event), "state": state})
+        return self._json(200, {"event": event_to_json(event), "state": state})
+
+    def _json(self, status: int, body: Any, headers: dict[str, str] | None = None):
+        return self.render.response(status, body, headers)
 
     def _authorized(self, header: str) -> bool:
         scheme, _, given = header.partition(" ")
@@ -296,81 +302,30 @@ class Console:
 
     async def _stream(self, request):
         if self.closing:
-            return _json(503, {"error": "the table is closing"})
-        return _Stream(self)
-
-
-class _Stream:
-    """The ASGI response of ``GET /api/events``: states as they come, until either side ends it."""
-
-    def __init__(self, console: Console):
-        self.console = console
-
-    async def __call__(self, scope, receive, send) -> None:
-        console = self.console
-        if scope["method"] == "HEAD":
-            await send({"type": "http.response.start", "status": 200, "headers": _STREAM_HEADERS})
-            await send({"type": "http.response.body", "body": b""})
-            return
-        client = Client()
-        client.offer(b"retry: 2000\n\n")
-        client.offer(_state_message(snapshot.state(console.daemon.table, console.version)))
-        console.clients.add(client)
-        listening = asyncio.create_task(_until_gone(receive, client))
-        try:
-            await send({"type": "http.response.start", "status": 200, "headers": _STREAM_HEADERS})
-            while True:
-                try:
-                    async with asyncio.timeout(console.heartbeat):
-                        message = await client.queue.get()
-                except TimeoutError:
-                    message = b": still here\n\n"
-                if message is None:
-                    break
-                await send({"type": "http.response.body", "body": message, "more_body": True})
-            await send({"type": "http.response.body", "body": b"", "more_body": False})
-        except OSError:
-            pass  # the client went away mid-send
-        finally:
-            console.clients.discard(client)
-            listening.cancel()
-
-
-_STREAM_HEADERS = [
-    (b"content-type", b"text/event-stream; charset=utf-8"),
-    (b"cache-control", b"no-store"),
-    (b"x-accel-buffering", b"no"),
-]
-
-
-async def _until_gone(receive, client: Client) -> None:
-    while (await receive())["type"] != "http.disconnect":
-        pass
-    client.offer(None)
-
-
-def _state_message(state: dict) -> bytes:
-    data = json.dumps(state, separators=(",", ":"), ensure_ascii=False)
-    return f"event: state\nid: {state['version']}\ndata: {data}\n\n".encode()
-
-
-def _json(status: int, body: Any, headers: dict[str, str] | None = None):
-    from starlette.responses import JSONResponse
-
-    return JSONResponse(body, status, headers={"Cache-Control": "no-store", **(headers or {})})
+            return self._json(503, {"error": "the table is closing"})
+        return EventStream(self)
 
 
 class _TooLarge(Exception):
     """A posted body past :data:`MAX_BODY`: refused before it is all read."""
 
 
+class _Unfinished(Exception):
+    """A posted body that never came whole: the connection closed first."""
+
+
 async def _body(request) -> bytes:
+    from starlette.requests import ClientDisconnect
+
     chunks, size = [], 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > MAX_BODY:
-            raise _TooLarge
-        chunks.append(chunk)
+    try:
+        async for chunk in request.stream():
+            size += len(chunk)
+            if size > MAX_BODY:
+                raise _TooLarge
+            chunks.append(chunk)
+    except ClientDisconnect:
+        raise _Unfinished from None
     return b"".join(chunks)
 
 

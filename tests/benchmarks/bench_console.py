@@ -43,7 +43,7 @@ class Stream:
 
     def __init__(self, port: int):
         self.sock = socket.create_connection(("127.0.0.1", port))
-        self.sock.sendall(b"GET /api/events HTTP/1.0\r\nHost: table\r\n\r\n")
+        self.sock.sendall(b"GET /api/events HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n")
         self.buffer = b""
         head = self._until(b"\r\n\r\n")
         assert head.startswith(b"HTTP/1.1 200"), head
