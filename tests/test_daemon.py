@@ -15,6 +15,7 @@ from faro_pi.game.cards import DECK
 from faro_pi.game.events import Bet, Session, event_to_json
 from faro_pi.service.journal import Journal
 from faro_pi.shoe.fsp1 import CardFrame
+from faro_pi.shoe.link import ReaderPort
 from faro_pi.virtual.reader import VirtualReader
 from tests.conftest import running_table, until, write_config
 
@@ -136,6 +137,71 @@ def test_the_port_pulled_and_plugged_back_loses_nothing(table_dir):
                 reader.card(code)
             await until(daemon, lambda t: len(t.pack.exposed) == 20)
             assert exposed(daemon.table) == order
+
+    asyncio.run(scenario())
+
+
+LEAVE_A_LINK = """
+import asyncio, os, sys
+from faro_pi.virtual.reader import VirtualReader
+
+async def plug_and_die():
+    reader = VirtualReader(sys.argv[1])
+    reader.plug()
+    print(os.ttyname(reader._slave), flush=True)
+    os._exit(0)  # killed midway: the reader never unplugs, its link stays
+
+asyncio.run(plug_and_die())
+"""
+
+
+def test_a_link_left_by_a_killed_reader_leads_to_no_other_pty(tmp_path):
+    """A test run killed midway leaves its reader's link, and maybe its daemon retrying it.
+
+    The machine hands the dead pty's number to the next pty opened, here the
+    next reader's; were the link to name ``/dev/pts/N``, that daemon would open
+    the other table's reader and acknowledge some of its frames, which that
+    table would then never see ("1 frame(s) missing before 9").
+    """
+    link = tmp_path / "dead-reader"
+    died = subprocess.run(
+        [sys.executable, "-c", LEAVE_A_LINK, str(link)], capture_output=True, text=True
+    )
+    assert died.returncode == 0, died.stderr
+    dead_pty = died.stdout.strip()
+
+    async def scenario():
+        reader = VirtualReader(tmp_path / "reader")
+        reader.plug()
+        try:
+            print(f"the dead reader's pty {dead_pty}, the new one's {os.ttyname(reader._slave)}")
+            assert link.is_symlink()
+            assert not link.exists(), f"{link} -> {os.readlink(link)} leads to a live pty"
+        finally:
+            reader.close()
+
+    asyncio.run(scenario())
+
+
+def test_a_second_faro_pi_on_the_same_reader_waits_and_takes_nothing(table_dir):
+    order = deck(5)[:6]
+
+    async def scenario():
+        async with running_table(table_dir) as (daemon, reader, _):
+            heard, opened = [], []
+            second = ReaderPort(
+                str(table_dir / "reader"), 115200, heard.append, lambda: opened.append(True)
+            )
+            second.start()
+            try:
+                for code in order:
+                    reader.card(code)
+                await until(daemon, lambda t: len(t.pack.exposed) == len(order))
+                await asyncio.sleep(0.3)  # the second port has retried by now
+                assert opened == [] and heard == []
+                assert exposed(daemon.table) == order
+            finally:
+                await second.close()
 
     asyncio.run(scenario())
 

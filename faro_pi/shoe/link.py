@@ -50,6 +50,12 @@ class ReaderPort:
 
     ``received(data)`` is called on the loop with every chunk read;
     ``opened()`` each time the port (re)opens.
+
+    The port is held with an exclusive lock (``flock``), so a second faro-pi
+    on the same reader (another journal's daemon, one left running by
+    mistake) waits instead of reading the frames too: it would acknowledge
+    some, and the reader would never send them again to the table that
+    missed them.
     """
 
     def __init__(
@@ -76,7 +82,9 @@ class ReaderPort:
         loop = asyncio.get_running_loop()
         while not self._closing:
             try:
-                port = serial.serial_for_url(self.url, baudrate=self.baud, timeout=0)
+                port = serial.serial_for_url(
+                    self.url, baudrate=self.baud, timeout=0, exclusive=True
+                )
                 fd = port.fileno()
             except (serial.SerialException, OSError, ValueError) as exc:
                 if not complained:

@@ -7,6 +7,13 @@ their retransmission come from :class:`faro_pi.shoe.fsp1_reader.Sender`, the sam
 code as the reader firmware's. Faults a real line has can be put in on purpose:
 lost frames, lost acknowledgements, damaged bytes, noise, a pulled cable, a
 reader that restarts.
+
+The link goes through this process's own descriptor of the pty
+(``/proc/PID/fd/N``), never ``/dev/pts/N``: pty numbers are handed out again
+across the machine, and a link left behind by a reader whose process died (a
+test run killed midway) would lead a daemon still retrying it to the next pty
+given that number, another table's, where it would acknowledge frames that
+table never applies.
 """
 
 from __future__ import annotations
@@ -61,7 +68,7 @@ class VirtualReader:
         os.set_blocking(self._master, False)
         with contextlib.suppress(FileNotFoundError):
             self.path.unlink()
-        self.path.symlink_to(os.ttyname(self._slave))
+        self.path.symlink_to(f"/proc/{os.getpid()}/fd/{self._slave}")  # see the module's notes
         loop.add_reader(self._master, self._readable)
         self._schedule()
 
