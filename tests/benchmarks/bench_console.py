@@ -3,7 +3,9 @@
 Prints, beside the same daemon without a console: start-up to READY=1 and
 resident memory once ready; with the console, resident memory after a pack
 dealt to an open event stream, and the time from a card frame on the reader's
-line to its state at an event-stream client (median, p99).
+line to its state at an event-stream client (median, p99); and, with 1,100
+connections holding their request heads back (with the unit's LimitNOFILE),
+the daemon's CPU to take them and a card frame's time to its acknowledgement.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import resource
 import select
 import socket
 import tempfile
@@ -22,10 +25,13 @@ from faro_pi.shoe.fsp1 import CardFrame, Hello
 from tests.benchmarks.bench_daemon import PACE, Child
 from tests.benchmarks.figures import report
 from tests.conftest import write_config
+from tests.test_console_attack import ATTACKERS, hold_back_heads
 
 RUNS = 10
 PACKS = 3
 """Packs dealt to an event stream, each on a fresh daemon."""
+FILES = 4096
+"""The unit's LimitNOFILE, for this process and the daemons it starts."""
 
 
 def configure(folder: Path, console: bool) -> None:
@@ -93,7 +99,30 @@ def deal_to_stream(child: Child, stream: Stream, deck: list) -> list[float]:
     return latencies
 
 
+def under_idle_connections(folder: Path, deck: list) -> tuple[list[float], float]:
+    """Card frame to acknowledgement with :data:`ATTACKERS` connections holding their request
+    heads back, and the daemon's CPU seconds to take those connections."""
+    folder.mkdir()
+    configure(folder, True)
+    child = Child(folder)
+    child.exchange(Hello(0, "bench").to_bytes())
+    cpu = child.cpu_seconds()
+    held = hold_back_heads(int((folder / "port").read_text()), ATTACKERS)
+    time.sleep(0.5)  # nothing to await: the daemon takes the last of them
+    cpu = child.cpu_seconds() - cpu
+    acks = []
+    for seq, card in enumerate(deck, start=1):
+        time.sleep(PACE)
+        acks.append(child.exchange(CardFrame(seq, card).to_bytes()))
+    for sock in held:
+        sock.close()
+    child.stop()
+    return acks, cpu
+
+
 def main() -> None:
+    _, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (min(FILES, hard), hard))
     ready = {False: [], True: []}
     rss = {False: [], True: []}
     rss_after_pack, latencies = [], []
@@ -118,6 +147,13 @@ def main() -> None:
                     rss_after_pack.append(child.rss_mib())
                     stream.close()
                 child.stop()
+        idle_acks, idle_cpu = [], []
+        for run in range(PACKS):
+            deck = list(DECK)
+            rng.shuffle(deck)
+            acks, cpu = under_idle_connections(base / f"idle{run}", deck)
+            idle_acks += acks
+            idle_cpu.append(cpu)
 
     def median(values: list[float]) -> float:
         return sorted(values)[len(values) // 2]
@@ -132,6 +168,9 @@ def main() -> None:
         f"   max {max(rss_after_pack):9.1f} MiB"
     )
     report("card frame to its state at an event stream", latencies, "ms", 1e3)
+    print(f"\nthe same with {ATTACKERS:,} connections holding their request heads back")
+    report("the daemon's CPU to take them", idle_cpu, "ms", 1e3)
+    report("card frame to its acknowledgement, all held", idle_acks, "ms", 1e3)
 
 
 if __name__ == "__main__":
