@@ -1,15 +1,23 @@
-"""The shoe's buttons on mock pins: what a press, a short press of undo and a hold say."""
+"""The shoe's buttons: what a press, a short press of undo and a hold say, on mock pins and
+from the kernel's gpiochip events as a Pi reads them."""
 
 from __future__ import annotations
 
+import errno
+import logging
+import os
+import struct
 import threading
 import time
 
 import pytest
 from gpiozero.pins.mock import MockFactory
 
+from faro_pi.devices import buttons as buttons_module
+from faro_pi.devices import gpiochip
 from faro_pi.devices.buttons import ShoeButtons
 from faro_pi.service.config import ButtonsConfig
+from tests.test_idle import wakes
 
 HOLD = 0.05
 
@@ -77,3 +85,112 @@ def test_each_hold_voids_once(shoe):
         heard.wait_for(len(heard.words) + 1)
         factory.pin(27).drive_high()
     assert heard.words == ["void", "void"]
+
+
+# -- on a Pi: the lines straight from the kernel ------------------------------------------
+
+
+def test_the_line_request_is_the_kernels_struct():
+    """Offsets and sizes from include/uapi/linux/gpio.h (the kernel's static asserts)."""
+    assert gpiochip.GET_LINE == 0xC250B407
+    request = gpiochip.line_request([17, 27, 22], 0.03)
+    assert len(request) == 592 and gpiochip.FD_AT == 588
+    assert struct.unpack_from("=3I", request, 0) == (17, 27, 22)  # offsets[64]
+    assert request[256:288].rstrip(b"\0") == b"faro-pi"  # consumer[32]
+    flags, attrs = struct.unpack_from("=QI", request, 288)  # config.flags, config.num_attrs
+    assert flags == 0x134 and attrs == 1  # input, both edges, pull-up
+    assert struct.unpack_from("=IIIxxxxQ", request, 320) == (3, 0, 30_000, 0b111)  # debounce
+    assert struct.unpack_from("=I", request, 560) == (3,)  # num_lines
+    assert struct.unpack_from("=i", request, 588) == (-1,)  # fd, for the kernel to fill
+    assert struct.unpack_from("=I", gpiochip.line_request([5], 0), 296) == (0,)  # no debounce
+
+
+def kernel_edge(line: int, rising: bool, stamp: int = 0) -> bytes:
+    """A ``gpio_v2_line_event`` as the kernel writes it."""
+    return struct.pack("=QIIII24x", stamp, 1 if rising else 2, line, 0, 0)
+
+
+def test_edges_are_read_from_the_kernels_events():
+    data = kernel_edge(17, False, 5) + kernel_edge(17, True, 9)
+    assert list(gpiochip.edges(data)) == [
+        gpiochip.Edge(17, False, 5),
+        gpiochip.Edge(17, True, 9),
+    ]
+
+
+class PiFactory(MockFactory):
+    """Mock pins standing for a Pi's lgpio factory: what the buttons ask of it is its chip."""
+
+    chip = 0
+
+
+@pytest.fixture
+def kernel_shoe(monkeypatch):
+    """The buttons on a Pi, the kernel's line descriptor played by a pipe."""
+    read, write = os.pipe()
+    asked = []
+
+    def request_lines(chip, lines, debounce):
+        asked.append((chip, tuple(lines), debounce))
+        return read
+
+    monkeypatch.setattr(buttons_module, "request_lines", request_lines)
+    monkeypatch.setattr(buttons_module, "factory_name", lambda factory: "lgpio")
+    factory = PiFactory()
+    heard = Heard()
+    config = ButtonsConfig(signal=17, undo=27, new_pack=22, bounce=0.03, undo_hold=HOLD)
+    shoe = ShoeButtons(config, heard, factory)
+    yield shoe, (lambda *events: os.write(write, b"".join(events))), heard, asked
+    shoe.close()
+    os.close(write)
+    factory.close()
+
+
+def test_on_a_pi_the_buttons_are_the_kernels_edges(kernel_shoe):
+    shoe, kernel, heard, asked = kernel_shoe
+    assert asked == [(0, (17, 27, 22), 0.03)]
+    assert shoe._buttons == []  # no gpiozero device: lgpio watches nothing
+    kernel(kernel_edge(17, False), kernel_edge(17, True))
+    assert heard.wait_for(1) == ["signal"]
+    kernel(kernel_edge(27, False), kernel_edge(27, True), kernel_edge(22, False))
+    assert heard.wait_for(3) == ["signal", "undo", "new_pack"]
+    kernel(kernel_edge(27, False))
+    assert heard.wait_for(4) == ["signal", "undo", "new_pack", "void"]
+    kernel(kernel_edge(27, True))
+    time.sleep(2 * HOLD)
+    assert heard.words[4:] == []
+
+
+def test_on_a_pi_the_edge_reader_sleeps_until_an_edge(kernel_shoe):
+    shoe, kernel, heard, _ = kernel_shoe
+    reader = next(t for t in threading.enumerate() if t.name == "gpiochip")
+    time.sleep(0.05)
+    before = wakes(reader)
+    time.sleep(0.5)
+    assert wakes(reader) == before
+    kernel(kernel_edge(22, False))
+    assert heard.wait_for(1) == ["new_pack"]
+    time.sleep(0.05)  # back asleep in poll: counted
+    assert wakes(reader) > before
+    shoe.close()
+    assert not reader.is_alive()
+
+
+def test_a_chip_that_refuses_the_lines_leaves_them_to_gpiozero(monkeypatch, caplog):
+    def busy(chip, lines, debounce):
+        raise OSError(errno.EBUSY, os.strerror(errno.EBUSY))
+
+    monkeypatch.setattr(buttons_module, "request_lines", busy)
+    monkeypatch.setattr(buttons_module, "factory_name", lambda factory: "lgpio")
+    factory = PiFactory()
+    heard = Heard()
+    config = ButtonsConfig(signal=17, undo=27, new_pack=22, bounce=0, undo_hold=HOLD)
+    with caplog.at_level(logging.WARNING, logger="faro_pi"):
+        shoe = ShoeButtons(config, heard, factory)
+    try:
+        assert "/dev/gpiochip0: Device or resource busy; read through lgpio" in caplog.text
+        factory.pin(17).drive_low()
+        assert heard.words == ["signal"]
+    finally:
+        shoe.close()
+        factory.close()

@@ -1,26 +1,33 @@
-"""The shoe's push buttons: signal (lock), undo, new pack, read through gpiozero.
+"""The shoe's push buttons: signal (lock), undo, new pack.
 
-gpiozero calls back from its own threads; this module only names what was
-pressed and hands that word to the table's loop through ``hand``: ``signal``,
-``new_pack``, ``undo`` (a short press) or ``void`` (undo held down). Which
-backend drives the pins is gpiozero's business: a real Pi's lgpio or
-RPi.GPIO, or the mock factory in the simulator and the tests, named in the
-config and found by :func:`faro_pi.devices.pins.pin_factory`.
+This module only names what was pressed and hands that word to the table's
+loop through ``hand``: ``signal``, ``new_pack``, ``undo`` (a short press) or
+``void`` (undo held down). Which backend drives the pins is the config's
+``gpio.pin_factory``, found by :func:`faro_pi.devices.pins.pin_factory`.
 
-Nothing here wakes up while no one touches a button: a press and a release
-are edges the pin library calls back on, and the only timer is the one that
-runs while undo is held down. (gpiozero's ``Button`` would not do: each one
-keeps a thread that wakes ten times a second to look for a hold.)
+Nothing here wakes up while no one touches a button. On a Pi (gpiozero's
+lgpio or RPi.GPIO backend) the buttons are read straight from the kernel's
+``/dev/gpiochipN`` (:mod:`~faro_pi.devices.gpiochip`): lgpio's own edge
+watcher polls every 0.5 ms. Anywhere else (the mock pins of the simulator
+and the tests) they are gpiozero input devices, called back on each edge.
+gpiozero's ``Button`` is not used: each one keeps a thread that wakes ten
+times a second to look for a hold. The only timer is the one that runs
+while undo is held down.
 """
 
 from __future__ import annotations
 
+import logging
 import threading
 import warnings
 from collections.abc import Callable
 
+from faro_pi.devices.gpiochip import Edge, LineEvents, request_lines
+from faro_pi.devices.pins import factory_name
 from faro_pi.exc import FaroError
 from faro_pi.service.config import ButtonsConfig
+
+log = logging.getLogger("faro_pi")
 
 
 class ShoeButtons:
@@ -31,31 +38,27 @@ class ShoeButtons:
     """
 
     def __init__(self, config: ButtonsConfig, hand: Callable[[str], None], factory=None):
-        from gpiozero import DigitalInputDevice
+        from gpiozero import Device
         from gpiozero.exc import BadPinFactory, GPIOZeroError, PinFactoryFallback
 
-        def button(pin: int) -> DigitalInputDevice:
-            """Pulled up, pressed to ground: active low."""
-            made = DigitalInputDevice(
-                pin, pull_up=True, bounce_time=config.bounce or None, pin_factory=factory
-            )
-            self._buttons.append(made)
-            return made
-
         self._hand = hand
+        self._roles = {config.signal: "signal", config.undo: "undo", config.new_pack: "new_pack"}
         self._hold_time = config.undo_hold
         self._lock = threading.Lock()
         self._hold: threading.Timer | None = None
         """Runs while undo is down, until it has been held for ``undo_hold``."""
         self._held = False
         self._buttons = []
+        self._lines: LineEvents | None = None
         try:
-            with warnings.catch_warnings():
-                # gpiozero warns once per backend it cannot load; one line below says it all.
-                warnings.simplefilter("ignore", PinFactoryFallback)
-                signal = button(config.signal)
-            undo = button(config.undo)
-            new_pack = button(config.new_pack)
+            if factory is None:
+                with warnings.catch_warnings():
+                    # gpiozero warns once per backend it cannot load; one line below says it all.
+                    warnings.simplefilter("ignore", PinFactoryFallback)
+                    Device.ensure_pin_factory()
+                factory = Device.pin_factory
+            if not self._from_the_kernel(factory, config.bounce):
+                self._from_gpiozero(factory, config.bounce)
         except BadPinFactory as exc:
             self.close()
             raise FaroError(
@@ -65,12 +68,54 @@ class ShoeButtons:
         except GPIOZeroError as exc:
             self.close()
             raise FaroError(f"buttons: {exc}") from exc
-        signal.when_activated = lambda: hand("signal")
-        new_pack.when_activated = lambda: hand("new_pack")
-        undo.when_activated = self._undo_pressed
-        undo.when_deactivated = self._undo_released
 
-    def _undo_pressed(self) -> None:
+    def _from_the_kernel(self, factory, bounce: float) -> bool:
+        """Reads the buttons from the Pi's gpiochip; False where there is none to read."""
+        name = factory_name(factory)
+        if name not in ("lgpio", "rpigpio"):
+            return False
+        chip = factory.chip if name == "lgpio" else 0
+        try:
+            fd = request_lines(chip, list(self._roles), bounce)
+        except OSError as exc:
+            log.warning(
+                "buttons: /dev/gpiochip%d: %s; read through %s instead, which wakes more often",
+                chip,
+                exc.strerror or exc,
+                name,
+            )
+            return False
+        self._lines = LineEvents(fd, list(self._roles))
+        self._lines.watch(self._edge)
+        return True
+
+    def _from_gpiozero(self, factory, bounce: float) -> None:
+        from gpiozero import DigitalInputDevice
+
+        for pin, role in self._roles.items():
+            button = DigitalInputDevice(
+                pin, pull_up=True, bounce_time=bounce or None, pin_factory=factory
+            )
+            self._buttons.append(button)
+            button.when_activated = lambda role=role: self._pressed(role)
+            button.when_deactivated = lambda role=role: self._released(role)
+
+    # -- what a press says ---------------------------------------------------------------
+
+    def _edge(self, edge: Edge) -> None:
+        """A button's line went low (pressed, to ground) or high again (released)."""
+        role = self._roles.get(edge.line)
+        if role is None:
+            return
+        if edge.rising:
+            self._released(role)
+        else:
+            self._pressed(role)
+
+    def _pressed(self, role: str) -> None:
+        if role != "undo":
+            self._hand(role)
+            return
         timer = threading.Timer(self._hold_time, self._undo_held)
         timer.daemon = True
         with self._lock:
@@ -87,7 +132,9 @@ class ShoeButtons:
             self._held = True
         self._hand("void")
 
-    def _undo_released(self) -> None:
+    def _released(self, role: str) -> None:
+        if role != "undo":
+            return
         with self._lock:
             self._stop_hold()
             held = self._held
@@ -102,6 +149,9 @@ class ShoeButtons:
     def close(self) -> None:
         with self._lock:
             self._stop_hold()
+        if self._lines is not None:
+            self._lines.close()
+            self._lines = None
         for button in self._buttons:
             button.close()
         self._buttons = []
