@@ -12,9 +12,11 @@ works by inverting some LEDs for a few *phases* of :data:`TICK` seconds:
 
 What is shown is a pure function, :func:`frame_at`, of the steady frame, the
 :class:`Signal` and the phase; :class:`CaseKeeper` only steps the phase on
-the event loop's timers and writes a frame to the shift registers when it
-differs from the one showing. A frame is shifted in whole and then latched
-by one rising edge of RCLK, so a half-shifted frame is never seen.
+the event loop's timers, waking only for a phase that shows something else,
+and writes a frame to the shift registers when it differs from the one
+showing. A frame is shifted in whole and then latched by one rising edge of
+RCLK, so a half-shifted frame is never seen; the Pi's SPI0 or three GPIOs
+carry it (:mod:`~faro_pi.devices.shift_registers`, ``leds.driver``).
 """
 
 from __future__ import annotations
