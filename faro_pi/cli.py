@@ -140,18 +140,15 @@ def _export(args: argparse.Namespace) -> int:
     config = _config(args)
     if config is None:
         return 2
-    from faro_pi.exc import JournalError
-    from faro_pi.service.export import export_lines
-    from faro_pi.service.journal import Journal
+    from faro_pi.service.export import main
 
-    try:
-        with Journal.open(config.journal.path, readonly=True) as journal:
-            for line in export_lines(journal):
-                sys.stdout.write(line)
-    except JournalError as exc:
-        print(f"faro-pi: {exc}", file=sys.stderr)
-        return 1
-    return 0
+    return main(config.journal.path, args.verified)
+
+
+def _verify(args: argparse.Namespace) -> int:
+    from faro_pi.service.verify import main
+
+    return main(args.journal)
 
 
 def _sim(args: argparse.Namespace) -> int:
@@ -185,7 +182,16 @@ def parser() -> argparse.ArgumentParser:
         "export", help="print the journal as JSON lines for faro-pi replay (safe while running)"
     )
     export.add_argument("--config", metavar="FILE", help=CONFIG_HELP)
+    export.add_argument(
+        "--verified", action="store_true", help="stop before the first row that does not verify"
+    )
     export.set_defaults(run=_export)
+
+    verify = commands.add_parser(
+        "verify", help="check the journal's hash chain, every row, and name the first bad one"
+    )
+    verify.add_argument("journal", metavar="JOURNAL", help="the journal file")
+    verify.set_defaults(run=_verify)
 
     sim = commands.add_parser(
         "sim", help="run the daemon on simulated hardware and play a scenario (or the demo)"

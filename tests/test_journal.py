@@ -1,6 +1,7 @@
 """The journal: what was acknowledged survives a kill, and a damaged file is reported, not reset."""
 
 import contextlib
+import hashlib
 import math
 import os
 import random
@@ -334,6 +335,22 @@ def from_the_future(path, big):
     db.close()
 
 
+def flipped_schema_text(path, big):
+    """A byte of the schema's own text (page 1) no longer UTF-8: SQLite's error quotes it."""
+    data = bytearray(big.read_bytes())
+    data[data.index(b"CREATE TABLE events") + 3] = 0xFF
+    path.write_bytes(bytes(data))
+
+
+def edited_row(path, big):
+    """A row made into something that is not an event, with the sqlite3 shell."""
+    path.write_bytes(big.read_bytes())
+    db = sqlite3.connect(path, isolation_level=None)
+    db.execute("DROP TRIGGER events_no_update")
+    db.execute("UPDATE events SET event = 'not JSON' WHERE id = 9999")
+    db.close()
+
+
 @pytest.mark.parametrize("readonly", [False, True], ids=["writer", "reader"])
 @pytest.mark.parametrize(
     ("damage", "says"),
@@ -345,6 +362,7 @@ def from_the_future(path, big):
         (scribbled_cells, "cannot be read|is corrupt"),
         (foreign, "not a faro-pi journal"),
         (from_the_future, "schema 99, newer than this faro-pi"),
+        (flipped_schema_text, r"cannot be read \(its schema is damaged"),
     ],
 )
 def test_a_damaged_journal_is_reported_and_left_alone(
@@ -362,6 +380,31 @@ def test_a_damaged_journal_is_reported_and_left_alone(
     assert "\n" not in message
     assert path.read_bytes() == before
     assert listing(tmp_path) == ["journal.db"]
+
+
+@pytest.mark.parametrize(
+    "damage", [overwritten_page, foreign, from_the_future, flipped_schema_text, edited_row]
+)
+def test_a_journal_the_writer_refuses_is_left_byte_for_byte(tmp_path, big_journal, damage):
+    """Checked read-only first: not switched to WAL, no header byte rewritten, not grown."""
+    path = tmp_path / "journal.db"
+    damage(path, big_journal)
+    before = path.read_bytes()
+    assert before[18:20] == b"\x01\x01"  # a journal stopped cleanly is out of WAL mode
+    with pytest.raises(JournalError) as caught, Journal.open(path) as journal:
+        list(journal.rows())  # as a start replays them
+    assert "\n" not in str(caught.value)
+    assert hashlib.sha256(path.read_bytes()).digest() == hashlib.sha256(before).digest()
+    assert listing(tmp_path) == ["journal.db"]
+
+
+@pytest.mark.parametrize("readonly", [False, True], ids=["writer", "reader"])
+def test_a_path_with_a_nul_is_refused_in_one_line(tmp_path, readonly):
+    with pytest.raises(JournalError, match=r"holds a NUL character") as caught:
+        Journal.open(tmp_path / "a\x00b", readonly=readonly)
+    assert caught.value.reason == "cannot-open"
+    assert "\n" not in str(caught.value) and "\x00" not in str(caught.value)
+    assert listing(tmp_path) == []
 
 
 def test_rows_stream_instead_of_loading_the_journal(big_journal):

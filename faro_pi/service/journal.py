@@ -21,6 +21,10 @@ which is refused).
 Stopped cleanly, a journal is one self-contained file (the writer leaves WAL
 mode on close), so copying it is a complete backup and a reader needs no
 companion files.
+
+Each row is sealed with a hash over the row before it and its own content
+(:mod:`faro_pi.service.verify`): the writer checks the chain when it opens,
+and refuses a journal in which a row was changed, removed or put in.
 """
 
 from __future__ import annotations
@@ -37,11 +41,17 @@ from typing import Any, NamedTuple
 from faro_pi.exc import JournalError
 from faro_pi.game.events import Event, event_to_json
 from faro_pi.service.journal_file import DAMAGE, broken, open_file, unreadable
+from faro_pi.service.verify import START, STORED, Mark, Stored, read_mark, seal
 
 CHECKPOINT_AFTER = 2000
 """Appends without an idle moment after which an append folds the log back itself."""
 
-_INSERT = "INSERT INTO events (at, event, refused, seq) VALUES (?, ?, ?, ?)"
+_INSERT = "INSERT INTO events (id, at, event, refused, seq, hash) VALUES (?, ?, ?, ?, ?, ?)"
+_LAST = "SELECT id, hash FROM events ORDER BY id DESC LIMIT 1"
+_ROWS = (
+    "SELECT id, at, CAST(event AS BLOB), CAST(refused AS BLOB) FROM events WHERE id > ? ORDER BY id"
+)
+_SEQ_RANGE = range(-(2**63), 2**63)
 _SET_LINK = "UPDATE link SET seq = ?, after = (SELECT coalesce(max(id), 0) FROM events)"
 _LAST_FRAME = "SELECT id, seq FROM events WHERE seq IS NOT NULL ORDER BY id DESC LIMIT 1"
 
@@ -77,6 +87,7 @@ class Journal:
         readonly: bool,
         created: bool,
         lock: int | None = None,
+        chained: bool = True,
     ):
         self._db = db
         self._closed = False
@@ -84,6 +95,8 @@ class Journal:
         self.readonly = readonly
         self.created = created
         """True when this open started a new journal, so the daemon can say so."""
+        self.chained = chained
+        """False for a reader of a schema-1 journal, whose rows have no hashes yet."""
         self._since_checkpoint = 0
         self._lock = lock
 
@@ -95,8 +108,8 @@ class Journal:
         create nothing and see every committed event.
         """
         path = Path(path)
-        db, lock, fresh = open_file(path, readonly)
-        return cls(db, path, readonly, created=fresh, lock=lock)
+        db, lock, fresh, version = open_file(path, readonly)
+        return cls(db, path, readonly, created=fresh, lock=lock, chained=version >= 2)
 
     def append(
         self,
@@ -118,7 +131,7 @@ class Journal:
             self.checkpoint()
         try:
             # One row, one statement, one page: the frame rides in its event's row.
-            return self._db.execute(_INSERT, row).lastrowid
+            return self._insert([row])
         except sqlite3.Error as exc:
             raise JournalError(
                 f"{self.path}: cannot append, the event is not journalled: {exc}", "cannot-write"
@@ -139,13 +152,29 @@ class Journal:
         try:
             with self._db:
                 self._db.execute("BEGIN")
-                for row in rows:
-                    last = self._db.execute(_INSERT, row).lastrowid
+                return self._insert(rows)
         except sqlite3.Error as exc:
             raise JournalError(
                 f"{self.path}: cannot append, the event is not journalled: {exc}", "cannot-write"
             ) from exc
-        return last
+
+    def _insert(self, rows: list[tuple]) -> int:
+        """Inserts ``rows`` (at, text, refused, seq) after the last, each sealed to the one before.
+
+        The last row is read again each time rather than remembered, so a
+        rolled-back append can never leave a wrong hash behind for the next.
+        """
+        if self.readonly:
+            raise sqlite3.OperationalError("the journal is open readonly")
+        last = Mark(*(self._db.execute(_LAST).fetchone() or START))
+        for at, text, refused, seq in rows:
+            if seq is not None and (type(seq) is not int or seq not in _SEQ_RANGE):
+                raise sqlite3.IntegrityError(f"the link's frame {seq!r} is not a whole number")
+            at, id = float(at), last.id + 1
+            data, why = text.encode(), None if refused is None else refused.encode()
+            last = Mark(id, seal(last.hash, id, at, data, why, seq))
+            self._db.execute(_INSERT, (id, at, text, refused, seq, last.hash))
+        return last.id
 
     def checkpoint(self) -> None:
         """Folds the write-ahead log back into the file, at a quiet moment.
@@ -220,19 +249,42 @@ class Journal:
         A reader opened while the daemon runs sees what was committed when the
         iteration started.
         """
-        cursor = self._read(
-            "SELECT id, at, event, refused FROM events WHERE id > ? ORDER BY id", (after,)
-        )
+        for rowid, at, text, refused in self._stream(_ROWS, after):
+            yield self._entry(rowid, at, text, refused)
+
+    def stored(self, after: int = 0) -> Iterator[Stored]:
+        """The rows with ids above ``after`` as they lie in the file, for checking the chain."""
+        sql = STORED.format(hash="hash" if self.chained else "NULL")
+        return map(Stored._make, self._stream(sql, after))
+
+    def entry(self, row: Stored) -> Entry:
+        """A stored row read as an entry; a row that is not an event is reported."""
+        return self._entry(row.id, row.at, row.event, row.refused)
+
+    def mark(self) -> Mark:
+        """The last row the writer checked the chain through, and its hash (see :mod:`.verify`)."""
+        try:
+            return read_mark(self._db)
+        except DAMAGE as exc:
+            raise unreadable(self.path, exc) from exc
+
+    def _entry(self, rowid: int, at: float, text: bytes, refused: bytes | None) -> Entry:
+        try:
+            event = json.loads(text)
+        except ValueError:  # not UTF-8 either
+            event = None
+        if type(event) is not dict or type(event.get("type")) is not str:
+            raise broken(self.path, f"row {rowid} is not an event (a JSON object with a type)")
+        try:
+            return Entry(rowid, at, event, None if refused is None else refused.decode())
+        except UnicodeDecodeError:
+            raise broken(self.path, f"row {rowid}'s refusal is not UTF-8 text") from None
+
+    def _stream(self, sql: str, after: int) -> Iterator[tuple]:
+        cursor = self._read(sql, (after,))
         try:
             while batch := self._fetch(cursor):
-                for rowid, at, text, refused in batch:
-                    try:
-                        event = json.loads(text)
-                    except ValueError:
-                        event = None
-                    if type(event) is not dict:
-                        raise broken(self.path, f"row {rowid} is not a JSON object")
-                    yield Entry(rowid, at, event, refused)
+                yield from batch
         finally:
             cursor.close()
 

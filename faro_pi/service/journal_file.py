@@ -4,6 +4,10 @@ Each check says what it found and what to do: faro-pi reports a file it can't
 read as a journal, and never deletes, truncates or recreates one. The writer
 alone takes the file's lock, writes the schema of a new journal and syncs the
 folders it creates, so a power cut keeps the path.
+
+The writer checks an existing file through a read-only connection first, the
+schema, the pages and the hash chain (:mod:`faro_pi.service.verify`), and only
+then opens it for writing: a journal it refuses is left exactly as it was.
 """
 
 from __future__ import annotations
@@ -15,41 +19,17 @@ from pathlib import Path
 from typing import NamedTuple
 
 from faro_pi.exc import JournalError
-
-SCHEMA_VERSION = 1
-"""Kept in ``PRAGMA user_version``; a journal from a newer faro-pi is refused, not guessed at."""
-
-APPLICATION_ID = 0x4641524F
-"""``PRAGMA application_id`` ("FARO"): tells our journal from any other SQLite file."""
-
-_SCHEMA = f"""
-BEGIN;
-CREATE TABLE events (
-    id INTEGER PRIMARY KEY,
-    at REAL NOT NULL,
-    event TEXT NOT NULL,
-    refused TEXT,
-    seq INTEGER CHECK (seq IS NULL OR typeof(seq) = 'integer')
-);
-CREATE TRIGGER events_no_update BEFORE UPDATE ON events
-BEGIN SELECT RAISE(ABORT, 'the journal is append-only'); END;
-CREATE TRIGGER events_no_delete BEFORE DELETE ON events
-BEGIN SELECT RAISE(ABORT, 'the journal is append-only'); END;
-CREATE TABLE link (
-    one INTEGER PRIMARY KEY CHECK (one = 1),
-    seq INTEGER CHECK (seq IS NULL OR typeof(seq) = 'integer'),
-    after INTEGER
-);
-INSERT INTO link (one, seq, after) VALUES (1, NULL, 0);
-CREATE TABLE room (pad BLOB);
-PRAGMA application_id = {APPLICATION_ID};
-PRAGMA user_version = {SCHEMA_VERSION};
-COMMIT;
-"""
-
-RESUME_POINTS = "CREATE TABLE IF NOT EXISTS resume (after INTEGER PRIMARY KEY, state BLOB)"
-"""The table's state kept after a row, so a restart replays only what follows (derived data:
-every one of them can be dropped, and the events alone say the same, only slower)."""
+from faro_pi.service.journal_schema import (
+    APPLICATION_ID,
+    RESUME_POINTS,
+    SCHEMA,
+    SCHEMA_VERSION,
+    SET_MARK,
+    VERIFIED,
+    cannot_upgrade,
+    upgrade,
+)
+from faro_pi.service.verify import Mark, since_mark
 
 LOG_ROOM = 1 << 20
 """Bytes of write-ahead log made ready at each writer's open (see :func:`_make_room`)."""
@@ -68,31 +48,80 @@ class Opened(NamedTuple):
     """The writer's lock (see :func:`_only_writer`), or None for a reader."""
     fresh: bool
     """True when the file held no journal yet (the writer has just written its schema)."""
+    version: int
+    """The schema its rows are in: 1 (no hash chain) only for a reader of an older journal."""
 
 
 def open_file(path: Path, readonly: bool) -> Opened:
-    """Checks the file at ``path`` and connects to it; the writer creates it if it is missing."""
-    _check_file(path, readonly)
-    db = _connect(path, readonly)
+    """Checks the file at ``path`` and connects to it; the writer creates it if it is missing.
+
+    The writer checks an existing file read-only before it opens it to write:
+    it changes nothing in a journal it refuses.
+    """
+    exists = _check_file(path, readonly)
+    if readonly:
+        db = _connect(path, True)
+        try:
+            version = _verify(db, path)
+        except BaseException:
+            db.close()
+            raise
+        if version == 0:
+            db.close()
+            raise JournalError(f"{path}: holds no journal yet", "empty")
+        return Opened(db, None, False, version)
+    db = None if exists else _connect(path, False)  # SQLite creates the file
     lock = None
     try:
-        if not readonly:
-            lock = _only_writer(path)
-        fresh = _verify(db, path)
-        if fresh and readonly:
-            raise JournalError(f"{path}: holds no journal yet", "empty")
-        if not readonly:
-            _prepare(db, path, fresh)
+        lock = _only_writer(path)
+        version, mark = _check_read_only(path) if exists else (0, None)
+        if db is None:
+            db = _connect(path, False)
+        _prepare(db, path, version, mark)
     except BaseException:
-        db.close()
+        if db is not None:
+            db.close()
         if lock is not None:
             os.close(lock)
         raise
-    return Opened(db, lock, fresh)
+    return Opened(db, lock, version == 0, SCHEMA_VERSION)
 
 
-def _check_file(path: Path, readonly: bool) -> None:
-    """What can be told before SQLite touches the file; a writer makes a missing file's folder."""
+def _check_read_only(path: Path) -> tuple[int, Mark | None]:
+    """The schema of the journal at ``path`` and the end of its checked chain, read-only.
+
+    Schema 0 is a new journal, schema 1 one to upgrade; a journal that can't be
+    read, or whose chain breaks, is refused.
+    """
+    db = _connect(path, True)
+    try:
+        version = _verify(db, path)
+        try:
+            problem = cannot_upgrade(db) if version == 1 else None
+            chain = since_mark(db) if version == SCHEMA_VERSION else None
+        except DAMAGE as exc:
+            raise unreadable(path, exc) from exc
+    finally:
+        db.close()
+    if problem is not None:
+        raise broken(path, problem)
+    if chain is None:
+        return version, None
+    if chain.broken is not None:
+        raise JournalError(
+            f"{path}: {chain.broken}; faro-pi will not add to this journal: export what verifies "
+            "(faro-pi export --verified), then move the file aside, keep it, and start a new "
+            "journal",
+            "corrupt",
+        )
+    return version, chain.last
+
+
+def _check_file(path: Path, readonly: bool) -> bool:
+    """What can be told before SQLite touches the file; a writer makes a missing file's folder.
+
+    True when there is a file at ``path``.
+    """
     size = _size(path)
     if size is None and readonly:
         raise JournalError(f"{path}: no journal there", "missing")
@@ -102,6 +131,7 @@ def _check_file(path: Path, readonly: bool) -> None:
         _check_header(path)
     else:
         _make_folder(path.parent)
+    return size is not None
 
 
 def _connect(path: Path, readonly: bool) -> sqlite3.Connection:
@@ -135,14 +165,17 @@ def broken(path: Path, what: str, reason: str = "corrupt") -> JournalError:
     return JournalError(f"{path}: {what}; {_ADVICE}", reason)
 
 
-DAMAGE = (sqlite3.DatabaseError, MemoryError)
+DAMAGE = (sqlite3.DatabaseError, MemoryError, UnicodeDecodeError)
 """What SQLite raises on a damaged file: mostly "malformed", but a wild length
-in a damaged page can make it give up for want of memory (SQLITE_NOMEM)."""
+in a damaged page can make it give up for want of memory (SQLITE_NOMEM), and
+an error message quoting a damaged schema's text is not always UTF-8."""
 
 
 def unreadable(path: Path, exc: BaseException) -> JournalError:
     if isinstance(exc, MemoryError):
         return broken(path, "cannot be read (SQLite ran out of memory, as a damaged page makes it)")
+    if isinstance(exc, UnicodeDecodeError):
+        return broken(path, "cannot be read (its schema is damaged: it is not even text)")
     return broken(path, f"cannot be read ({exc})")
 
 
@@ -156,6 +189,10 @@ def _size(path: Path) -> int | None:
         raise JournalError(
             f"{path}: cannot open the journal: {exc.strerror}", "cannot-open"
         ) from exc
+    except ValueError:  # a NUL in the path: no file can have that name
+        raise JournalError(
+            f"{str(path)!r}: cannot be a journal's path (it holds a NUL character)", "cannot-open"
+        ) from None
     if not path.is_file():
         raise JournalError(f"{path}: is not a file; give the path of a journal file", "not-a-file")
     return stat.st_size
@@ -183,8 +220,10 @@ def _check_empty(path: Path, readonly: bool) -> None:
         raise JournalError(f"{path}: holds no journal yet", "empty")
 
 
-def _verify(db: sqlite3.Connection, path: Path) -> bool:
-    """Checks that the file is a sound journal of our schema; True when it is a new, empty database.
+def _verify(db: sqlite3.Connection, path: Path) -> int:
+    """Checks that the file is a sound journal of a schema we read, and returns the schema.
+
+    0 is a new, empty database.
 
     ``PRAGMA quick_check`` reads every page, which is also what a restart's
     replay does next, so it costs little more than warming the cache.
@@ -194,7 +233,7 @@ def _verify(db: sqlite3.Connection, path: Path) -> bool:
         app = db.execute("PRAGMA application_id").fetchone()[0]
         version = db.execute("PRAGMA user_version").fetchone()[0]
         if not objects and app == 0 and version == 0:
-            return True
+            return 0
         if app != APPLICATION_ID or not {"events", "link"} <= objects:
             raise broken(path, "is a SQLite database but not a faro-pi journal", "not-a-journal")
         if version > SCHEMA_VERSION:
@@ -203,14 +242,14 @@ def _verify(db: sqlite3.Connection, path: Path) -> bool:
                 f"({SCHEMA_VERSION}); use a newer faro-pi; faro-pi never overwrites a journal",
                 "newer-schema",
             )
-        if version != SCHEMA_VERSION:
+        if version not in (1, SCHEMA_VERSION):
             raise broken(path, f"has unknown journal schema {version}", "unknown-schema")
         _quick_check(db, path)
         if db.execute("SELECT count(*) FROM link").fetchone()[0] != 1:
             raise broken(path, "has lost the shoe link's row")
     except DAMAGE as exc:
         raise unreadable(path, exc) from exc
-    return False
+    return version
 
 
 def _quick_check(db: sqlite3.Connection, path: Path) -> None:
@@ -232,8 +271,9 @@ def _quick_check(db: sqlite3.Connection, path: Path) -> None:
         raise broken(path, f"is corrupt (quick_check: {findings[0]}{more})")
 
 
-def _prepare(db: sqlite3.Connection, path: Path, fresh: bool) -> None:
-    """Sets the writer's durability and, on a new journal, writes the schema."""
+def _prepare(db: sqlite3.Connection, path: Path, version: int, mark: Mark | None) -> None:
+    """Sets the writer's durability, writes a new journal's schema or upgrades an older one,
+    and moves the mark to the end of the chain just checked (see :mod:`.verify`)."""
     try:
         mode = db.execute("PRAGMA journal_mode = WAL").fetchone()[0]
         if mode != "wal":
@@ -242,10 +282,15 @@ def _prepare(db: sqlite3.Connection, path: Path, fresh: bool) -> None:
             )
         db.execute("PRAGMA synchronous = FULL")
         db.execute("PRAGMA wal_autocheckpoint = 0")
-        if fresh:
-            db.executescript(_SCHEMA)
+        if version == 0:
+            db.executescript(SCHEMA)
             _sync_folder(path.parent)
+        elif version == 1:
+            mark = upgrade(db)
         db.execute(RESUME_POINTS)
+        db.execute(VERIFIED)
+        if mark is not None:
+            db.execute(SET_MARK, mark)
         _make_room(db)
     except (sqlite3.Error, OSError) as exc:
         raise JournalError(

@@ -1,9 +1,11 @@
 """A journal of a year of nights: 300 sessions of about 3,000 events each.
 
 Builds such a journal as the daemon leaves it (a resume point after each new
-pack), then prints the daemon's start-up to READY=1 and ``GET /api/history``
-against it; and, once, the start-up of the same journal without resume points
-(an older journal's first start, which replays every row and keeps one).
+pack, every row sealed in the hash chain, the chain checked up to the start of
+the last night), then prints the daemon's start-up to READY=1 and
+``GET /api/history`` against it; and, once each, the start-up of the same
+journal without resume points (an older journal's first start, which replays
+every row and keeps one) and without the chain's mark (which checks every row).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from faro_pi.game.demo import play
 from faro_pi.game.events import CLOSE, SHUFFLE, Close, Shuffle, event_to_json
 from faro_pi.game.rules import Table
 from faro_pi.service.journal import Journal
+from faro_pi.service.verify import GENESIS, seal
 from tests.benchmarks.bench_daemon import Child
 from tests.benchmarks.figures import report
 from tests.conftest import write_config
@@ -31,6 +34,8 @@ NIGHTS = 300
 PACKS = 20
 """Packs a night: about 150 events each, so a night is about 3,000 events."""
 SEATS = ("Ann", "Bob", "Cy", "Dee", "Eve", "Fay")
+NIGHT = 3000
+"""Rows of a night, about."""
 
 
 def nights(rng: random.Random):
@@ -46,16 +51,20 @@ def build(path: Path) -> tuple[int, int]:
     with Journal.open(path):
         pass  # the schema, as the daemon makes it
     db = sqlite3.connect(path)
-    table, rows, kept, points = Table(), [], 0, []
+    table, rows, kept, points, previous = Table(), [], 0, [], GENESIS
     for row, event in enumerate(nights(random.Random(2026)), start=1):
         table.apply(event)
-        rows.append((time.time(), json.dumps(event_to_json(event), sort_keys=True), None, None))
+        at, text = time.time(), json.dumps(event_to_json(event), sort_keys=True)
+        previous = seal(previous, row, at, text.encode(), None, None)
+        rows.append((row, at, text, previous))
         if isinstance(event, Shuffle | Close):
             points = [*points[-2:], (row, resume.save(table))]
             kept += 1
+    mark = rows[-NIGHT]  # the daemon checked the chain when it started the last night
     with db:
-        db.executemany("INSERT INTO events (at, event, refused, seq) VALUES (?, ?, ?, ?)", rows)
+        db.executemany("INSERT INTO events (id, at, event, hash) VALUES (?, ?, ?, ?)", rows)
         db.executemany("INSERT INTO resume (after, state) VALUES (?, ?)", points)
+        db.execute("INSERT INTO verified (one, id, hash) VALUES (1, ?, ?)", (mark[0], mark[3]))
     db.close()
     return len(rows), kept
 
@@ -113,6 +122,16 @@ def main() -> None:
         child.stop()
         child = Child(folder)
         print(f"{'start-up to READY=1, the start after':<48} {child.ready_after * 1e3:9.0f} ms")
+        child.stop()
+        db = sqlite3.connect(folder / "journal.sqlite3")
+        with db:
+            db.execute("DELETE FROM verified")
+        db.close()
+        child = Child(folder)
+        print(
+            f"{'start-up to READY=1, no mark: every row checked':<48} "
+            f"{child.ready_after * 1e3:9.0f} ms, then it keeps one"
+        )
         child.stop()
 
 
