@@ -154,7 +154,7 @@ Event = (
     | Close
 )
 
-ALARM_KINDS = ("refused", "noread", "gap", "lost")
+ALARM_KINDS = ("refused", "noread", "gap", "lost", "noise")
 
 LOCK, SHUFFLE, CLEAR, CLOSE = Lock(), Shuffle(), Clear(), Close()
 

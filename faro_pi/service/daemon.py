@@ -285,7 +285,9 @@ async def serve(
             shoe = Fsp1Shoe(daemon, journal.link_seq, config.reader.heartbeat_timeout)
         else:
             shoe = PlainShoe(daemon)
-        port = ReaderPort(config.reader.port, config.reader.baud, shoe.received)
+        port = ReaderPort(
+            config.reader.port, config.reader.baud, shoe.received, refused=shoe.refused
+        )
         shoe.attach(port)
         closing.callback(shoe.close)
         if factory is None:

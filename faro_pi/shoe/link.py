@@ -15,12 +15,12 @@ import logging
 from collections.abc import Callable
 from typing import Protocol
 
+from faro_pi.exc import JournalError
 from faro_pi.game.events import Alarm, CardDrawn, Clear
 from faro_pi.shoe.fsp1 import (
     Action,
     CardFrame,
     FrameParser,
-    Heartbeat,
     Hello,
     NoRead,
     PlainParser,
@@ -31,6 +31,8 @@ from faro_pi.shoe.fsp1 import (
 log = logging.getLogger("faro_pi.shoe.link")
 
 BACKOFF_FIRST, BACKOFF_MAX = 0.1, 2.0
+NOISE = 512
+"""Bytes with no whole frame before the table hears of noise: a frame is under 80."""
 
 
 class Owner(Protocol):
@@ -64,9 +66,10 @@ class ReaderPort:
         baud: int,
         received: Callable[[bytes], None],
         opened: Callable[[], None] = lambda: None,
+        refused: Callable[[str], None] = lambda why: None,
     ):
         self.url, self.baud = url, baud
-        self._received, self._opened = received, opened
+        self._received, self._opened, self._refused = received, opened, refused
         self._serial = None
         self._task: asyncio.Task | None = None
         self._gone = asyncio.Event()
@@ -90,6 +93,12 @@ class ReaderPort:
                 if not complained:
                     log.warning("reader: cannot open %s: %s; retrying", self.url, exc)
                     complained = True
+                    if _denied(exc):
+                        self._refused(
+                            f"the reader's port {self.url} may not be opened (permission "
+                            "denied): restart the service after plugging it in, and check "
+                            "the faro-pi user is in the dialout group"
+                        )
                 await asyncio.sleep(delay)
                 delay = min(delay * 2, BACKOFF_MAX)
                 continue
@@ -145,6 +154,14 @@ class ReaderPort:
             self._serial = None
 
 
+def _denied(exc: BaseException) -> bool:
+    """Whether opening the port failed for want of permission (pySerial wraps the OSError)."""
+    errno = getattr(exc, "errno", None)
+    if errno in (1, 13):  # EPERM, EACCES
+        return True
+    return "Permission denied" in str(exc) or "Operation not permitted" in str(exc)
+
+
 class Fsp1Shoe:
     """The fsp1 protocol: frames with CRCs, stop-and-wait, acknowledged after the journal.
 
@@ -161,6 +178,8 @@ class Fsp1Shoe:
         self.lost_after = lost_after
         self._silence: asyncio.TimerHandle | None = None
         self.heard = False
+        self.noise = 0
+        """Bytes since the last whole frame that made none."""
 
     def attach(self, port: ReaderPort) -> None:
         self.port = port
@@ -180,18 +199,43 @@ class Fsp1Shoe:
             self.table.submit(Alarm("lost", "the card reader is silent: check its cable and power"))
 
     def received(self, data: bytes) -> None:
+        """Bytes from the port: only whole frames are a sign of life; noise is counted."""
+        try:
+            frames = self.parser.feed(data)
+            if not frames:
+                self._noise(len(data))
+                return
+            self._alive()
+            for frame in frames:
+                log.debug("reader: %s", frame)
+                if isinstance(frame, CardFrame | NoRead | Hello):
+                    self._frame(frame)
+        except JournalError:
+            return  # the daemon has said why in one line and is stopping; nothing is acknowledged
+
+    def _alive(self) -> None:
         self._listen()
+        self.noise = 0
+        if self.table.has_alarm("noise"):
+            self.table.submit(Clear("noise"))
         if not self.heard:
             self.heard = True
             if self.table.has_alarm("lost"):
                 log.info("reader: heard again")
                 self.table.submit(Clear("lost"))
-        for frame in self.parser.feed(data):
-            log.debug("reader: %s", frame)
-            if isinstance(frame, Heartbeat):
-                continue
-            if isinstance(frame, CardFrame | NoRead | Hello):
-                self._frame(frame)
+
+    def _noise(self, count: int) -> None:
+        """Bytes that made no frame: past NOISE of them with no frame, the table is told."""
+        before, self.noise = self.noise, self.noise + count
+        if before < NOISE <= self.noise:
+            log.warning("reader: %d bytes and no frame: noise on the line", self.noise)
+            self.table.submit(
+                Alarm("noise", "noise on the reader's line: check the baud rate and the cable")
+            )
+
+    def refused(self, why: str) -> None:
+        """The port cannot be opened for want of permission: a person must act."""
+        self.table.submit(Alarm("lost", why))
 
     def _frame(self, frame: CardFrame | NoRead | Hello) -> None:
         def acknowledge() -> None:
@@ -210,14 +254,13 @@ class Fsp1Shoe:
                 frame.seq,
                 self.receiver.last,
             )
-            if not self.table.has_alarm("gap"):
-                self.table.submit(
-                    Alarm(
-                        "gap",
-                        f"the reader's frame {frame.seq} is behind the journal: "
-                        "restart the reader so that it says hello",
-                    )
+            self.table.submit(
+                Alarm(
+                    "gap",
+                    f"the reader's frame {frame.seq} is behind the journal: "
+                    "restart the reader so that it says hello",
                 )
+            )
         elif action is Action.HELLO:
             self.table.set_link_seq(0)
             acknowledge()
@@ -258,8 +301,14 @@ class PlainShoe:
 
     def received(self, data: bytes) -> None:
         now = asyncio.get_running_loop().time()
-        for card in self.parser.feed(data, now):
-            self.table.record_reading(CardDrawn(card, "scanner"))
+        try:
+            for card in self.parser.feed(data, now):
+                self.table.record_reading(CardDrawn(card, "scanner"))
+        except JournalError:
+            return  # the daemon has said why in one line and is stopping
+
+    def refused(self, why: str) -> None:
+        self.table.submit(Alarm("lost", why))
 
     def close(self) -> None:
         pass
