@@ -12,6 +12,8 @@ STATE_DIR=/var/lib/faro-pi
 TOKEN=$STATE_DIR/console.token
 COMMAND=/usr/local/bin/faro-pi
 VENV=$DESTDIR$PREFIX
+# The line above the settings install.sh puts in the Pi's boot config (config.txt).
+BOOT_MARK="# faro-pi (hardware/install.sh): the display's I²C, the case keeper's SPI"
 
 say() { printf '%s\n' "$*"; }
 

@@ -10,6 +10,8 @@
 #   /etc/udev/rules.d/99-faro-reader.rules   the reader as /dev/faro-reader
 #   /var/lib/faro-pi/             the journal, made by systemd at first start,
 #                                 and console.token, 0640: the group faro-pi reads it
+#   /boot/firmware/config.txt     I²C on at 400 kHz (the display), SPI on when
+#                                 leds.driver is an SPI driver (the case keeper)
 #
 # A lookout's login in the group faro-pi runs the command line's clients
 # (faro-pi status, bet, ...) with no --config: they read the config and the
@@ -19,6 +21,7 @@
 #   DESTDIR   install into this folder as if it were / (for packaging and
 #             tests). Nothing outside it is touched: no apt-get, no user, no
 #             chown, no systemctl or udevadm; those commands are only shown.
+#             The boot config is DESTDIR's, and changed only if it is there.
 #   PREFIX    where the virtualenv goes (default /opt/faro-pi).
 #   PYTHON    the interpreter the virtualenv is made from (default python3).
 #   FARO_PI_SKIP_VENV=1   leave the virtualenv alone (shown, not made).
@@ -28,7 +31,79 @@ set -eu
 . "$(dirname "$0")/install-common.sh"
 PYTHON=${PYTHON:-python3}
 SERVICE_USER=faro-pi
-DEVICE_GROUPS="gpio i2c dialout"
+DEVICE_GROUPS="gpio i2c spi dialout"
+
+# The value of KEY in [SECTION] of the TOML file FILE, without its quotes; empty if unset.
+toml_value() {
+    [ -f "$3" ] || return 0
+    awk -v section="$1" -v key="$2" '
+        { sub(/[[:space:]]*#.*$/, "") }
+        /^[[:space:]]*\[/ { gsub(/[][[:space:]]/, ""); here = ($0 == section); next }
+        here && $0 ~ ("^[[:space:]]*" key "[[:space:]]*=") {
+            sub(/^[^=]*=[[:space:]]*/, ""); gsub(/"/, ""); sub(/[[:space:]]+$/, "")
+            print; exit
+        }' "$3"
+}
+
+# Sets each dtparam NAME=VALUE given in the boot config FILE, and prints `ok NAME=VALUE`
+# for one that was so already, `set NAME=VALUE` for one it changed. A dtparam line that
+# sets NAME (alone or in a list) takes the value in place. The others go in lines of their
+# own before the file's first setting, where the firmware applies them to the base device
+# tree (a dtparam after a dtoverlay line is that overlay's) on every board (not under a
+# [pi4]-like filter). config.txt has no comments at the end of a line.
+boot_dtparams() {
+    file=$1
+    shift
+    edited=$(mktemp)
+    report=$(mktemp)
+    awk -v wanted="$*" -v mark="$BOOT_MARK" -v report="$report" '
+        BEGIN {
+            count = split(wanted, params, " ")
+            for (i = 1; i <= count; i++) {
+                split(params[i], pair, "=")
+                name[i] = pair[1]
+                value[i] = pair[2]
+            }
+        }
+        /^[[:space:]]*dtparam=/ {
+            for (i = 1; i <= count; i++) {
+                if (!(i in seen) && match($0, "[=,]" name[i] "=[^,[:space:]]*")) {
+                    was = substr($0, RSTART + length(name[i]) + 2, RLENGTH - length(name[i]) - 2)
+                    seen[i] = (was == value[i]) ? "ok" : "set"
+                    $0 = substr($0, 1, RSTART) name[i] "=" value[i] substr($0, RSTART + RLENGTH)
+                }
+            }
+        }
+        { lines[NR] = $0 }
+        $0 == mark { ours = NR + 1 }
+        !first && $0 !~ /^[[:space:]]*(#|$)/ { first = NR }
+        END {
+            # after the mark of an earlier install, else above the first setting and the
+            # comments that lead up to it
+            at = ours ? ours : first ? first : NR + 1
+            while (!ours && at > 1 && lines[at - 1] ~ /^[[:space:]]*#/) at--
+            for (n = 1; n <= NR + 1; n++) {
+                if (n == at) {
+                    block = ""
+                    for (i = 1; i <= count; i++) {
+                        if (!(i in seen)) {
+                            block = block "dtparam=" name[i] "=" value[i] "\n"
+                            seen[i] = "set"
+                        }
+                    }
+                    if (block != "" && !ours) block = mark "\n" block (n <= NR ? "\n" : "")
+                    printf "%s", block
+                }
+                if (n <= NR) print lines[n]
+            }
+            for (i = 1; i <= count; i++) print seen[i], name[i] "=" value[i] > report
+        }' "$file" >"$edited"
+    if grep -q "^set " "$report"; then
+        cat "$edited" >"$file"
+    fi
+    cat "$report"
+    rm -f "$edited" "$report"
+}
 
 case $PREFIX in
 /*) ;;
@@ -40,13 +115,18 @@ if [ -z "$DESTDIR" ] && [ "$(id -u)" -ne 0 ]; then
 fi
 
 # -- system packages -------------------------------------------------------
-# lgpio from the OS (the virtualenv sees it through --system-site-packages):
-# PyPI has no wheel of it for every Python and board, and building it needs
-# swig. Pillow likewise, for the display on 32-bit systems.
+# lgpio, the pin library, from Raspberry Pi OS (the virtualenv sees it through
+# --system-site-packages): it is built for this Python and every Pi, 3 to 5
+# and the Zero 2 W, where PyPI's lgpio needs swig and a system liblgpio to
+# build and RPi.GPIO needs a compiler and does not work on a Pi 5. Pillow
+# likewise, for the display on 32-bit systems.
 if [ -z "${FARO_PI_NO_APT:-}" ] && command -v apt-get >/dev/null 2>&1; then
     packages="python3-venv python3-pil"
     if apt-cache show python3-lgpio >/dev/null 2>&1; then
         packages="$packages python3-lgpio"
+    else
+        say "note: no python3-lgpio in this system's packages (not Raspberry Pi OS?): the" \
+            "daemon needs a gpiozero pin library, or gpio.pin_factory = \"mock\""
     fi
     # shellcheck disable=SC2086  # one word per package
     system apt-get install -y --no-install-recommends $packages || {
@@ -79,11 +159,7 @@ else
     say "+ $PYTHON -m venv --system-site-packages $VENV"
     "$PYTHON" -m venv --system-site-packages "$VENV"
     say "+ $VENV/bin/python -m pip install --upgrade '$SRC[pi]'"
-    if ! "$VENV/bin/python" -m pip install --upgrade "$SRC[pi]"; then
-        # The extras are the GPIO libraries; the OS's lgpio serves as well.
-        say "warning: the Pi extras did not install; installing faro-pi without them" >&2
-        "$VENV/bin/python" -m pip install --upgrade "$SRC"
-    fi
+    "$VENV/bin/python" -m pip install --upgrade "$SRC[pi]"
 fi
 install -d -m 0755 "$VENV"
 install -m 0644 "$SRC/README.md" "$VENV/README.md"
@@ -127,27 +203,58 @@ say "wrote $DESTDIR$UNIT"
 install -m 0644 "$SRC/hardware/99-faro-reader.rules" "$DESTDIR$RULE"
 say "wrote $DESTDIR$RULE"
 
-# -- I²C on (the display), SPI off (the case keeper drives SPI0's pins) ------------
-# With SPI on, the kernel holds GPIO 8 (CE0), the shift registers' latch.
-boot_config=/boot/firmware/config.txt
-[ -e "$boot_config" ] || boot_config=/boot/config.txt
+# -- the boot config: I²C at 400 kHz, SPI as leds.driver needs it -------------
+# At the default 100 kHz a whole OLED frame takes about 95 ms on I²C; at
+# 400 kHz a quarter of that. The case keeper's SPI driver sends each frame
+# through SPI0, which dtparam=spi=on turns on; the bit-banged driver drives
+# SPI0's pins itself, and then SPI must stay off (the kernel would hold them).
+boot_config=""
+for candidate in /boot/firmware/config.txt /boot/config.txt; do
+    if [ -f "$DESTDIR$candidate" ]; then
+        boot_config=$candidate
+        break
+    fi
+done
+leds_driver=$(toml_value leds driver "$DESTDIR$CONFIG")
+[ -n "$leds_driver" ] || leds_driver=$(toml_value leds driver "$SRC/faro_pi/config.example.toml")
+wanted="i2c_arm=on i2c_arm_baudrate=400000"
+case $leds_driver in
+*-spi) wanted="$wanted spi=on" ;;
+esac
 reboot_needed=""
-if [ -e /dev/i2c-1 ]; then
-    say "ok: I²C is on (/dev/i2c-1)"
-elif [ -e "$boot_config" ] && grep -Eq "^[[:space:]]*dtparam=i2c_arm=on" "$boot_config"; then
-    say "I²C is on in $boot_config but /dev/i2c-1 is missing: reboot"
-    reboot_needed=yes
+if [ -z "$boot_config" ]; then
+    say "no /boot/firmware/config.txt (not Raspberry Pi OS?): set these in the firmware's"
+    say "config and reboot:$(for param in $wanted; do printf ' dtparam=%s' "$param"; done)"
 else
-    say "I²C is off: run  sudo raspi-config nonint do_i2c 0  then reboot"
-    reboot_needed=yes
+    # shellcheck disable=SC2086  # one word per setting
+    results=$(boot_dtparams "$DESTDIR$boot_config" $wanted)
+    while read -r done param; do
+        if [ "$done" = ok ]; then
+            say "ok: dtparam=$param in $boot_config"
+        else
+            say "set dtparam=$param in $boot_config"
+            reboot_needed=yes
+        fi
+    done <<EOF
+$results
+EOF
+    # what the running kernel has, until the reboot
+    [ -e /dev/i2c-1 ] || reboot_needed=yes
+    case $leds_driver in
+    *-spi) [ -e /dev/spidev0.0 ] || reboot_needed=yes ;;
+    esac
 fi
-if [ -e /dev/spidev0.0 ] || { [ -e "$boot_config" ] &&
-    grep -Eq "^[[:space:]]*dtparam=spi=on" "$boot_config"; }; then
-    say "SPI is on, and holds GPIO 8, the case keeper's latch: run  sudo raspi-config nonint do_spi 1  then reboot"
-    reboot_needed=yes
-else
-    say "ok: SPI is off (GPIO 8, 10 and 11 are the case keeper's)"
-fi
+case $leds_driver in
+*-spi | none) ;;
+*)
+    if [ -e /dev/spidev0.0 ] || { [ -n "$boot_config" ] &&
+        grep -Eq "^[[:space:]]*dtparam=([^#]*,)?spi=on" "$DESTDIR$boot_config"; }; then
+        say "SPI is on and holds GPIO 7 to 11; leds.driver = \"$leds_driver\" drives the chain's" \
+            "pins itself: on SPI0's pins (the default 8, 10 and 11) use leds.driver =" \
+            "\"$leds_driver-spi\", or turn SPI off: sudo raspi-config nonint do_spi 1, then reboot"
+    fi
+    ;;
+esac
 
 # -- start ---------------------------------------------------------------------------
 system udevadm control --reload
@@ -166,5 +273,5 @@ say "Let a lookout's login use faro-pi (status, bet, ...) with the config and th
 say "console's token: add it to the group $SERVICE_USER, then log in again:"
 say "  sudo usermod -aG $SERVICE_USER ${SUDO_USER:-LOGIN}"
 if [ -n "$reboot_needed" ]; then
-    say "Then set I²C and SPI as shown above, and reboot."
+    say "Then reboot, so that I²C and SPI are as the boot config now says: sudo reboot"
 fi

@@ -56,6 +56,13 @@ if [ -e "$DESTDIR$CONFIG" ]; then
     fi
 fi
 
+for boot_config in /boot/firmware/config.txt /boot/config.txt; do
+    if [ -f "$DESTDIR$boot_config" ] && grep -qxF "$BOOT_MARK" "$DESTDIR$boot_config"; then
+        say "kept the I²C and SPI settings in $DESTDIR$boot_config (under '# faro-pi'):" \
+            "take them out by hand if nothing else uses them"
+    fi
+done
+
 if [ -e "$DESTDIR$STATE_DIR" ]; then
     say "kept the journal in $DESTDIR$STATE_DIR"
 fi
