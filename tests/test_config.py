@@ -18,6 +18,7 @@ from faro_pi.service.config import (
     parse_config,
     reference_markdown,
 )
+from faro_pi.service.config_pins import pin_problem, spi_driver
 
 EXAMPLE = Path(__file__).parent.parent / "faro_pi" / "config.example.toml"
 MINIMAL = '[reader]\nport = "/dev/faro-reader"\n'
@@ -344,3 +345,67 @@ def test_reference_is_a_well_formed_table():
     lines = reference_markdown().splitlines()
     assert lines[0] == "| Key | Type | Default | Allowed | Meaning |"
     assert all(line.count("|") == 6 for line in lines)
+
+
+# -- pins the board, the display's bus or SPI0 holds -------------------------------
+
+SPI_DRIVERS = [c for c in SCHEMA["leds"].keys["driver"].choices if spi_driver(c)]
+"""The case keeper's drivers that send the frames through SPI0."""
+
+
+def with_leds(config: Config, **changes) -> Config:
+    return dataclasses.replace(config, leds=dataclasses.replace(config.leds, **changes))
+
+
+@pytest.mark.parametrize("pin", [0, 1])
+def test_the_hat_eeproms_pins_are_refused_whatever_else_is_configured(pin):
+    for display in ("ssd1306", "none"):
+        body = MINIMAL + f'[buttons]\nsignal = {pin}\n[display]\ndriver = "{display}"\n'
+        caught = error(body)
+        assert caught.key == "buttons.signal"
+        name = {0: "ID_SD", 1: "ID_SC"}[pin]
+        assert str(caught) == (
+            f"config.toml: buttons.signal: GPIO {pin} is {name}, the HAT ID EEPROM's bus, "
+            "which the firmware reads at boot: choose another pin"
+        )
+
+
+@pytest.mark.parametrize(("pin", "line"), [(2, "SDA"), (3, "SCL")])
+def test_i2c_bus_1s_pins_are_refused_while_a_display_is_on_it(pin, line):
+    caught = error(MINIMAL + f"[leds]\nenable = {pin}\n")  # the default display: ssd1306 on bus 1
+    assert str(caught) == (
+        f"config.toml: leds.enable: GPIO {pin} is {line} of I²C bus 1, the display's "
+        '(display.driver = "ssd1306"): choose another pin'
+    )
+    # no display on bus 1: the pins are free
+    for display in ('driver = "none"', 'driver = "dummy"', "i2c_port = 3"):
+        config = parse(MINIMAL + f"[leds]\nenable = {pin}\n[display]\n{display}\n")
+        assert config.pins()["leds.enable"] == pin
+
+
+def test_spi0s_pins_are_checked_only_with_an_spi_driver():
+    config = parse(MINIMAL)
+    assert pin_problem(with_leds(config, driver="74hc595", latch=7)) is None  # bit-banged
+    spi = with_leds(config, driver="74hc595-spi")
+    assert pin_problem(spi) is None  # the default pins: MOSI, SCLK, CE0
+    assert pin_problem(with_leds(spi, latch=5, enable=None)) == (
+        "leds.latch",
+        'must be GPIO 8 (SPI0 CE0) for the chain on SPI, not 5 (leds.driver = "74hc595-spi")',
+    )
+    buttons = dataclasses.replace(spi.buttons, signal=7)  # CE1: the kernel's with SPI on
+    assert pin_problem(dataclasses.replace(spi, buttons=buttons)) == (
+        "buttons.signal",
+        'GPIO 7 is SPI0 CE1, which the kernel holds while SPI is on (leds.driver = "74hc595-spi")',
+    )
+    assert spi_driver("74hc595-spi") and not spi_driver("74hc595") and not spi_driver("none")
+
+
+@pytest.mark.parametrize("driver", SPI_DRIVERS)
+def test_an_spi_driver_refuses_the_chain_off_spi0s_pins(driver):
+    caught = error(MINIMAL + f'[leds]\ndriver = "{driver}"\ndata = 9\n')
+    assert caught.key == "leds.data"
+    assert str(caught).startswith(
+        "config.toml: leds.data: must be GPIO 10 (SPI0 MOSI) for the chain on SPI, not 9"
+    )
+    caught = error(MINIMAL + f'[leds]\ndriver = "{driver}"\n[buttons]\nundo = 9\n')
+    assert str(caught).startswith("config.toml: buttons.undo: GPIO 9 is SPI0 MISO")

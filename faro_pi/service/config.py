@@ -38,6 +38,7 @@ from faro_pi.service.config_keys import (
     reference_row,
     shown,
 )
+from faro_pi.service.config_pins import pin_problem
 
 PIN_FACTORY_VARIABLE = "GPIOZERO_PIN_FACTORY"
 BCM_PINS = (0, 27)
@@ -384,8 +385,8 @@ def _factory_from(value: str) -> object:
 
 
 def _check_together(source: str, config: Config) -> None:
-    """What no key can check alone: dimming needs OE wired, no pin serves two keys, and
-    the floor's keys fit together."""
+    """What no key can check alone: dimming needs OE wired, no pin serves two keys nor one
+    the board, the display or SPI0 holds (:mod:`.config_pins`), and the floor's keys fit."""
     leds = config.leds
     if leds.driver != "none" and leds.enable is None and leds.brightness != 1:
         raise ConfigError(
@@ -398,6 +399,8 @@ def _check_together(source: str, config: Config) -> None:
             raise ConfigError(
                 f"{source}: {dotted}: pin {pin} is already used by {owners[pin]}", dotted
             )
+    if (held := pin_problem(config)) is not None:
+        raise ConfigError(f"{source}: {held[0]}: {held[1]}", held[0])
     if (problem := config.floor.problem()) is not None:
         raise ConfigError(f"{source}: floor.{problem[0]}: {problem[1]}", f"floor.{problem[0]}")
 

@@ -1,0 +1,62 @@
+"""The Pi's pins a config may not give a key: the board's own, the display's bus, SPI0's.
+
+Each rule depends on more than one key, so they are checked once the whole file is read
+(:func:`pin_problem`, from :func:`faro_pi.service.config.parse_config`), each refusal one
+line naming the key, the pin and whose it is:
+
+- GPIO 0 and 1 always: they are the bus of the HAT ID EEPROM, which the firmware reads at
+  boot (``i2c-0``); a HAT's EEPROM answers there, and nothing else belongs on them.
+- GPIO 2 and 3 while a display is on I²C bus 1 (``display.i2c_port = 1``, the default):
+  they are its SDA and SCL, with the module's pull-ups on them.
+- SPI0's pins, 7 to 11, while ``leds.driver`` is an SPI driver: the kernel holds all five
+  with SPI on, and the chain must be on MOSI, SCLK and CE0
+  (:func:`faro_pi.devices.wiring.spi_clashes`).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from faro_pi.devices.wiring import spi_clashes
+
+if TYPE_CHECKING:
+    from faro_pi.service.config import Config
+
+HAT_EEPROM = {0: "ID_SD", 1: "ID_SC"}
+"""BCM pins of the HAT ID EEPROM's I²C bus, by their name on the header."""
+
+I2C_BUS_1 = {2: "SDA", 3: "SCL"}
+"""BCM pins of I²C bus 1 (``/dev/i2c-1``, ``dtparam=i2c_arm=on``)."""
+
+NO_BUS = ("none", "dummy")
+"""``display.driver`` values that draw on no I²C bus."""
+
+
+def spi_driver(driver: str) -> bool:
+    """Whether ``leds.driver`` sends the frames through SPI0: an SPI driver is named for
+    it (``"74hc595-spi"``), and the install, the doctor and these checks go by the name."""
+    return driver.endswith("-spi")
+
+
+def pin_problem(config: Config) -> tuple[str, str] | None:
+    """The first key whose pin the board, the display's bus or SPI0 holds, and why;
+    None when every pin is free for its key."""
+    pins = config.pins()
+    display = config.display
+    on_bus_1 = display.driver not in NO_BUS and display.i2c_port == 1
+    for key, pin in pins.items():
+        if pin in HAT_EEPROM:
+            return key, (
+                f"GPIO {pin} is {HAT_EEPROM[pin]}, the HAT ID EEPROM's bus, which the firmware "
+                "reads at boot: choose another pin"
+            )
+        if on_bus_1 and pin in I2C_BUS_1:
+            return key, (
+                f"GPIO {pin} is {I2C_BUS_1[pin]} of I²C bus 1, the display's "
+                f'(display.driver = "{display.driver}"): choose another pin'
+            )
+    clashes = spi_clashes(pins) if spi_driver(config.leds.driver) else []
+    if clashes:
+        key, why = clashes[0]
+        return key, f'{why} (leds.driver = "{config.leds.driver}")'
+    return None
