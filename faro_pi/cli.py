@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import atexit
 import json
 import os
+import shutil
 import sys
+import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -126,7 +129,31 @@ def _priority(record) -> bool:
     return True
 
 
+LGPIO_FOLDER = "LG_WD"
+"""The variable naming the folder where lgpio makes its notification pipes."""
+
+
+def lgpio_folder(environ=os.environ) -> str:
+    """Sets ``$LG_WD`` for lgpio, before anything imports gpiozero; the folder named.
+
+    Imported, lgpio makes a notification pipe in ``$LG_WD`` (else the working folder)
+    and makes that the working folder. Where the user can't write (the service's user in
+    a cloned repository) the import fails, and gpiozero falls back to RPi.GPIO on a Pi 4
+    and to nothing on a Pi 5 without a word. So: the service's RuntimeDirectory, else a
+    folder of this process's own, removed at its exit. A ``$LG_WD`` already set is kept.
+    """
+    if environ.get(LGPIO_FOLDER):
+        return environ[LGPIO_FOLDER]
+    folder = environ.get("RUNTIME_DIRECTORY", "").split(":")[0]
+    if not folder:
+        folder = tempfile.mkdtemp(prefix="faro-pi-lgpio-")
+        atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    environ[LGPIO_FOLDER] = folder
+    return folder
+
+
 def _run(args: argparse.Namespace) -> int:
+    lgpio_folder()
     config = _config(args)
     if config is None:
         return 2
@@ -152,12 +179,14 @@ def _verify(args: argparse.Namespace) -> int:
 
 
 def _sim(args: argparse.Namespace) -> int:
+    lgpio_folder()
     from faro_pi.sim.run import main
 
     return main(args)
 
 
 def _doctor(args: argparse.Namespace) -> int:
+    lgpio_folder()
     from faro_pi.doctor import main
 
     return main(args.config, reader_timeout=args.timeout)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import io
 import os
 import pty
@@ -18,7 +19,9 @@ from gpiozero import Button
 from gpiozero.pins.mock import MockFactory
 
 from faro_pi import cli, doctor
+from faro_pi.doctor.buses import i2c_speed_check, spi_check
 from faro_pi.game.events import Session
+from faro_pi.service.config import load_config
 from faro_pi.service.journal import Journal
 from faro_pi.virtual.reader import VirtualReader
 from tests.conftest import running_table, until
@@ -32,6 +35,9 @@ path = "journal/journal.sqlite3"
 
 [gpio]
 pin_factory = "mock"
+
+[leds]
+driver = "74hc595"
 
 [display]
 driver = "dummy"
@@ -261,21 +267,19 @@ def test_the_command_line(config, capsys):
 
 
 def test_spi_must_be_off_because_the_case_keeper_drives_spi0s_pins_itself(config, tmp_path):
-    from faro_pi.service.config import load_config
-
     table = load_config(config, environ={})
     real_pins = object()  # any factory but the mock one
     dev = tmp_path / "dev"
     dev.mkdir()
-    check = doctor._spi(table, real_pins, dev=dev)
+    check = spi_check(table, real_pins, dev=dev)
     assert check.ok is True
     assert check.detail == "SPI0 is off, so GPIO 8, 10, 11 are the chain's"
     (dev / "spidev0.0").touch()
-    check = doctor._spi(table, real_pins, dev=dev)
+    check = spi_check(table, real_pins, dev=dev)
     assert check.ok is False
     assert "GPIO 8 (CE0), 10 (MOSI), 11 (SCLK)" in check.detail
     assert check.fix == "sudo raspi-config nonint do_spi 1, then reboot"
-    assert doctor._spi(table, MockFactory(), dev=dev).ok is None
+    assert spi_check(table, MockFactory(), dev=dev).ok is None
 
 
 def test_a_busy_spi0_pin_points_at_spi(config):
@@ -370,3 +374,201 @@ def test_a_daemon_on_the_consoles_port_is_found_and_asked_about_the_reader(confi
         "power; the alarm clears when it speaks again"
     )
     assert status == 1
+
+
+# -- lgpio's folder, set before gpiozero is imported -------------------------------------
+
+FIRST_GPIOZERO = """\
+import importlib.abc, json, os, sys
+
+class FirstGpiozero(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path=None, target=None):
+        if name == "gpiozero":
+            print(json.dumps({"LG_WD": os.environ.get("LG_WD"), "cwd": os.getcwd()}))
+            raise SystemExit(0)
+        return None
+
+sys.meta_path.insert(0, FirstGpiozero())
+from faro_pi.cli import main
+sys.exit(main(sys.argv[1:]))
+"""
+"""Runs ``faro-pi`` up to the moment something first imports gpiozero, and prints what
+lgpio would find then."""
+
+
+@pytest.mark.parametrize("command", ["run", "doctor", "sim"])
+def test_every_command_that_loads_gpiozero_sets_lgpios_folder_first(config, tmp_path, command):
+    """lgpio makes its notification pipe in $LG_WD, else the working folder: as the
+    service's user in a cloned repository it could not, and gpiozero would quietly fall
+    back to another pin library. Each command names a folder of its own first."""
+    import json
+    import subprocess
+    import sys
+
+    args = {
+        "run": ["run", "--config", str(config)],
+        "doctor": ["doctor", "--config", str(config)],
+        "sim": ["sim", "--out", str(tmp_path / "sim-out"), "--speed", "0"],
+    }[command]
+    environ = {k: v for k, v in os.environ.items() if k not in ("LG_WD", "RUNTIME_DIRECTORY")}
+    done = subprocess.run(
+        [sys.executable, "-c", FIRST_GPIOZERO, *args],
+        capture_output=True,
+        text=True,
+        env=environ,
+        cwd=tmp_path,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    seen = json.loads(done.stdout.splitlines()[-1])
+    folder = Path(seen["LG_WD"] or "")
+    assert seen["LG_WD"] and folder.is_absolute() and folder != Path(seen["cwd"])
+    assert folder.name.startswith("faro-pi-lgpio-")
+    assert not folder.exists()  # removed at the exit
+
+    # under systemd: the service's RuntimeDirectory
+    runtime = tmp_path / "run"
+    runtime.mkdir()
+    done = subprocess.run(
+        [sys.executable, "-c", FIRST_GPIOZERO, *args],
+        capture_output=True,
+        text=True,
+        env={**environ, "RUNTIME_DIRECTORY": str(runtime)},
+        cwd=tmp_path,
+        timeout=60,
+    )
+    assert json.loads(done.stdout.splitlines()[-1])["LG_WD"] == str(runtime)
+    assert runtime.is_dir()
+
+
+# -- the case keeper on SPI0 ------------------------------------------------------------
+
+
+def on_spi(table):
+    """The table with the case keeper on SPI0 (``leds.driver = "74hc595-spi"``)."""
+    return dataclasses.replace(table, leds=dataclasses.replace(table.leds, driver="74hc595-spi"))
+
+
+def test_with_the_spi_driver_spi0_must_be_on(config, tmp_path):
+    table = on_spi(load_config(config, environ={}))
+    dev = tmp_path / "dev"
+    dev.mkdir()
+    check = spi_check(table, object(), dev=dev)
+    assert check.line() == (
+        f'FAIL  spi: SPI0 is off (no {dev}/spidev0.0), and leds.driver = "74hc595-spi" '
+        "sends the frames through it. Fix: sudo raspi-config nonint do_spi 0, then reboot "
+        '(sudo make install sets dtparam=spi=on); or leds.driver = "74hc595" to bit-bang'
+    )
+    (dev / "spidev0.0").touch()
+    check = spi_check(table, object(), dev=dev)
+    assert check.line() == (
+        f"ok    spi: SPI0 is on ({dev}/spidev0.0): the case keeper's frames go through it"
+    )
+
+
+def test_with_the_spi_driver_the_chains_pins_are_left_to_spi0(config):
+    """Claimed as a GPIO, SCLK or MOSI would be taken from SPI0 until the next boot."""
+    table = on_spi(load_config(config, environ={}))
+    factory = MockFactory()
+    try:
+        lines = {check.name: check.line() for check in doctor._pins(table, factory)}
+    finally:
+        factory.close()
+    assert lines["GPIO10"] == "skip  GPIO10: leds.data is SPI0 MOSI, not opened: see spi"
+    assert lines["GPIO11"] == "skip  GPIO11: leds.clock is SPI0 SCLK, not opened: see spi"
+    assert lines["GPIO8"] == "skip  GPIO8: leds.latch is SPI0 CE0, not opened: see spi"
+    assert lines["GPIO18"] == "ok    GPIO18: leds.enable is free"
+
+
+# -- the display's bus at 400 kHz ---------------------------------------------------------
+
+
+def i2c_bus(root: Path, port: int, hz: int | None) -> Path:
+    """A /sys with I²C bus ``port`` whose device-tree node says ``hz``."""
+    node = root / f"bus/i2c/devices/i2c-{port}/of_node"
+    node.mkdir(parents=True)
+    if hz is not None:
+        (node / "clock-frequency").write_bytes(hz.to_bytes(4, "big"))
+    return root
+
+
+def test_the_displays_bus_must_run_at_400_khz(config, tmp_path):
+    table = load_config(config, environ={})
+    oled = dataclasses.replace(table, display=dataclasses.replace(table.display, driver="ssd1306"))
+    boot = tmp_path / "config.txt"
+    boot.write_text("dtparam=audio=on\n#dtparam=i2c_arm_baudrate=400000\n")
+
+    slow = i2c_bus(tmp_path / "slow", 1, 100_000)
+    check = i2c_speed_check(oled, sys_root=slow, boot_configs=(tmp_path / "none.txt", boot))
+    assert check.line() == (
+        "FAIL  i2c: I²C bus 1 runs at 100 kHz: a whole frame of the display takes ~95 ms. "
+        f"Fix: add dtparam=i2c_arm_baudrate=400000 to {boot} (sudo make install does), "
+        "then reboot"
+    )
+    boot.write_text("dtparam=i2c_arm=on,i2c_arm_baudrate=400000\n")  # set, not yet booted
+    check = i2c_speed_check(oled, sys_root=slow, boot_configs=(boot,))
+    assert check.fix == f"reboot: {boot} already says i2c_arm_baudrate=400000"
+
+    fast = i2c_bus(tmp_path / "fast", 1, 400_000)
+    assert i2c_speed_check(oled, sys_root=fast).line() == "ok    i2c: I²C bus 1 runs at 400 kHz"
+    assert i2c_speed_check(oled, sys_root=tmp_path / "no-bus").ok is None
+    assert i2c_speed_check(oled, sys_root=i2c_bus(tmp_path / "usb", 1, None)).ok is None
+    assert i2c_speed_check(table, sys_root=slow).line() == "skip  i2c: display.driver = dummy"
+
+
+# -- which pin factory really loaded -----------------------------------------------------
+
+
+def test_gpiozero_falling_back_from_lgpio_fails_and_names_the_reason(config, monkeypatch):
+    """As the service's user in a cloned repository lgpio can't make its pipe, and
+    gpiozero quietly takes RPi.GPIO (a Pi 4) instead: the doctor says so, and fails."""
+    import warnings
+
+    from gpiozero import Device
+    from gpiozero.exc import PinFactoryFallback
+
+    rpigpio = type("RPiGPIOFactory", (MockFactory,), {"__module__": "gpiozero.pins.rpigpio"})
+    reason = "Falling back from lgpio: [Errno 13] Permission denied: '.lgd-nfy0'"
+
+    def what_gpiozero_does():
+        warnings.warn(PinFactoryFallback(reason), stacklevel=1)
+        return rpigpio()
+
+    monkeypatch.setattr(Device, "_default_pin_factory", staticmethod(what_gpiozero_does))
+    monkeypatch.setattr(Device, "pin_factory", None)
+    table = load_config(config, environ={})
+    chosen = dataclasses.replace(table, gpio=dataclasses.replace(table.gpio, pin_factory=None))
+    check, factory = doctor._pin_factory(chosen)
+    try:
+        assert check.line().startswith("FAIL  gpio: rpigpio pin factory, Raspberry Pi ")
+        assert f", chosen by gpiozero only after: {reason}. Fix: lgpio is the service's" in (
+            check.line()
+        )
+    finally:
+        factory.close()
+        Device.pin_factory = None
+
+    def lgpio_missing():
+        missing = "Falling back from lgpio: No module named 'lgpio'"
+        warnings.warn(PinFactoryFallback(missing), stacklevel=1)
+        return rpigpio()
+
+    monkeypatch.setattr(Device, "_default_pin_factory", staticmethod(lgpio_missing))
+    check, factory = doctor._pin_factory(chosen)
+    factory.close()
+    Device.pin_factory = None
+    assert check.fix.startswith("sudo apt install python3-lgpio")
+
+
+def test_the_pin_factory_gpiozero_chose_without_falling_back_is_named(config, monkeypatch):
+    from gpiozero import Device
+
+    lgpio = type("LGPIOFactory", (MockFactory,), {"__module__": "gpiozero.pins.lgpio"})
+    monkeypatch.setattr(Device, "_default_pin_factory", staticmethod(lgpio))
+    monkeypatch.setattr(Device, "pin_factory", None)
+    table = load_config(config, environ={})
+    chosen = dataclasses.replace(table, gpio=dataclasses.replace(table.gpio, pin_factory=None))
+    check, factory = doctor._pin_factory(chosen)
+    factory.close()
+    Device.pin_factory = None
+    assert check.line().startswith("ok    gpio: lgpio pin factory (chosen by gpiozero")

@@ -1,10 +1,12 @@
 """``faro-pi doctor``: checks a machine for everything the table needs.
 
 One line per check, ``ok``, ``FAIL`` (with the fix) or ``skip`` (not
-configured): the config parses; the gpiozero pin factory loads; every
-configured pin is free; the OLED answers on I²C; SPI is off (the case keeper
-drives SPI0's pins itself); the reader's port opens and an fsp1 frame
-arrives; the journal's folder is writable; the clock is sane. A running
+configured): the config parses; the gpiozero pin factory loads, and which one
+(gpiozero falling back from lgpio, the service's, fails); every configured pin
+is free; SPI0 is on for the case keeper's SPI driver, and off when the
+bit-banged one drives SPI0's pins (:mod:`faro_pi.doctor.buses`); the OLED
+answers on I²C, and its bus runs at 400 kHz; the reader's port opens and an
+fsp1 frame arrives; the journal's folder is writable; the clock is sane. A running
 daemon holds the pins and the reader's port: found on the same journal or the
 console's port, it is left alone, and the doctor says so and checks around
 it (:mod:`faro_pi.doctor.daemon`). To check the pins and the reader too, run
@@ -33,22 +35,20 @@ from pathlib import Path
 from typing import TextIO
 
 from faro_pi.devices.pins import factory_name
+from faro_pi.devices.wiring import ROLES, SPI0_PINS
+from faro_pi.doctor.buses import SPI_OFF, i2c_speed_check, spi_check
 from faro_pi.doctor.check import SERVICE_STOPPED, Check, one_line, verdicts
 from faro_pi.doctor.daemon import pins_beside, reader_beside, running_daemon
 from faro_pi.doctor.reader import check_reader
 from faro_pi.exc import ConfigError, JournalError
 from faro_pi.service.config import Config, load_config
+from faro_pi.service.config_pins import spi_driver
 
 READER_TIMEOUT = 5.0
 """Seconds to wait for the reader's first frame (it sends a heartbeat every second)."""
 
 STATE_DIRECTORY = Path("/var/lib/faro-pi")
 """The service's StateDirectory: systemd makes it when the service starts."""
-
-SPI0_PINS = {7: "CE1", 8: "CE0", 9: "MISO", 10: "MOSI", 11: "SCLK"}
-"""BCM pins SPI0 takes when it is on; the kernel then holds CE0 and CE1 itself."""
-
-SPI_OFF = "sudo raspi-config nonint do_spi 1, then reboot"
 
 
 def timedatectl_synchronised() -> bool | None:
@@ -104,8 +104,9 @@ def run_checks(
             yield from _pins(config, factory)
         else:
             yield Check("pins", None, "not checked: no pin factory")
-        yield _spi(config, factory)
+        yield spi_check(config, factory)
         yield _display(config)
+        yield i2c_speed_check(config)
         yield reader_beside(running) if running else check_reader(config, reader_timeout)
         yield _journal(config, written=running is not None)
         yield _clock(clock, ntp)
@@ -139,6 +140,12 @@ def main(
 
 
 def _pin_factory(config: Config, given=None) -> tuple[Check, object]:
+    """The pin factory the daemon would get, and which one it is.
+
+    Left to choose, gpiozero tries lgpio first and falls back, with nothing but a
+    warning, to RPi.GPIO (a Pi 4's, not a Pi 5's) and on: a fall back is a failure here,
+    with lgpio's reason, since the service runs on lgpio.
+    """
     name = config.gpio.pin_factory
     if given is not None:
         return Check("gpio", True, f"{factory_name(given)} pins (given)"), given
@@ -164,19 +171,43 @@ def _pin_factory(config: Config, given=None) -> tuple[Check, object]:
         detail = f"no pin factory loads ({exc}{'; ' + tried if tried else ''})"
         return Check("gpio", False, one_line(detail), fix), None
     label = factory_name(factory)
-    source = "configured" if name is not None else "chosen by gpiozero"
     board = ""
     if label != "mock":
         with contextlib.suppress(Exception):
             board = f", Raspberry Pi {factory.board_info.model}"
-    return Check("gpio", True, f"{label} pin factory ({source}{board})"), factory
+    if name is not None:
+        return Check("gpio", True, f"{label} pin factory (configured{board})"), factory
+    fell_back = [str(w.message) for w in caught if "Falling back from" in str(w.message)]
+    if fell_back:
+        detail = f"{label} pin factory{board}, chosen by gpiozero only after: " + "; ".join(
+            fell_back
+        )
+        return Check("gpio", False, one_line(detail), _fallback_fix(fell_back[0])), factory
+    return Check("gpio", True, f"{label} pin factory (chosen by gpiozero{board})"), factory
+
+
+def _fallback_fix(reason: str) -> str:
+    """What to do when gpiozero passed over lgpio, the service's pin library."""
+    if "No module named" in reason:
+        return "sudo apt install python3-lgpio (make install does), then run the doctor again"
+    return (
+        "lgpio is the service's pin library: run faro-pi by its command, which gives lgpio "
+        "a folder of its own (LG_WD), or see the reason above; on a machine without GPIO "
+        'set gpio.pin_factory = "mock"'
+    )
 
 
 def _pins(config: Config, factory) -> Iterator[Check]:
     from gpiozero import InputDevice
 
+    on_spi = spi_driver(config.leds.driver)
+    spi_keys = {f"leds.{role.key}": role.spi for role in ROLES if role.spi is not None}
     for key, pin in config.pins().items():
         name = f"GPIO{pin}"
+        if on_spi and key in spi_keys:
+            # Opened as a GPIO it would be taken from SPI0, until the next boot.
+            yield Check(name, None, f"{key} is SPI0 {spi_keys[key]}, not opened: see spi")
+            continue
         try:
             device = InputDevice(pin, pull_up=None, active_state=True, pin_factory=factory)
         except Exception as exc:
@@ -193,28 +224,6 @@ def _pins(config: Config, factory) -> Iterator[Check]:
             continue
         device.close()
         yield Check(name, True, f"{key} is free")
-
-
-def _spi(config: Config, factory, dev: Path = Path("/dev")) -> Check:
-    """SPI0 must be off when the case keeper's pins are SPI0's: it drives them as GPIO."""
-    passed, failed, skipped = verdicts("spi")
-    if config.leds.driver == "none":
-        return skipped("no case keeper (leds.driver = none)")
-    chain = {pin for key, pin in config.pins().items() if key.startswith("leds.")}
-    shared = sorted(chain & set(SPI0_PINS))
-    if not shared:
-        return skipped("the case keeper's pins are clear of SPI0")
-    if factory is not None and factory_name(factory) == "mock":
-        return skipped("mock pins: no SPI0 to be in the way")
-    devices = sorted(dev.glob("spidev0.*"))
-    if devices:
-        return failed(
-            f"SPI0 is on ({devices[0]}) and takes GPIO "
-            + ", ".join(f"{pin} ({SPI0_PINS[pin]})" for pin in shared)
-            + ", which the case keeper drives itself",
-            SPI_OFF,
-        )
-    return passed("SPI0 is off, so GPIO " + ", ".join(map(str, shared)) + " are the chain's")
 
 
 def _display(config: Config) -> Check:
