@@ -47,7 +47,7 @@ def test_defaults():
     assert config.gpio.pin_factory is None
     assert (config.buttons.signal, config.buttons.undo, config.buttons.new_pack) == (17, 27, 22)
     assert (config.buttons.bounce, config.buttons.undo_hold) == (0.03, 1.5)
-    assert config.leds == type(config.leds)("74hc595", 10, 11, 8, 18, 1.0)
+    assert config.leds == type(config.leds)("74hc595-spi", 10, 11, 8, 18, 1.0)
     assert config.display == type(config.display)("ssd1306", 1, 0x3C, 0)
     assert config.console == type(config.console)(True, "127.0.0.1", 8077, None, None)
     assert config.log.verbose is False

@@ -106,9 +106,11 @@ class ButtonsConfig:
 class LedsConfig:
     """The case keeper's LEDs behind 74HC595 shift registers (BCM pin numbers)."""
 
-    driver: str = _key("74hc595",
-                       "What drives the case keeper's LEDs; `none` if not fitted (frees its pins).",
-                       choices=("74hc595", "none"))
+    driver: str = _key("74hc595-spi",
+                       "What drives the case keeper's LEDs: `74hc595-spi` the Pi's SPI0 (data, "
+                       "clock, latch on GPIO 10, 11, 8), `74hc595` the same three GPIOs "
+                       "bit-banged (a board without SPI), `none` if not fitted (frees its pins).",
+                       choices=("74hc595-spi", "74hc595", "none"))
     data: int = _pin(10, "BCM pin to the shift registers' serial data (SER).")
     clock: int = _pin(11, "BCM pin to the shift registers' shift clock (SRCLK).")
     latch: int = _pin(8, "BCM pin to the shift registers' latch (RCLK).")

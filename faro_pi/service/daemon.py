@@ -334,7 +334,7 @@ async def serve(
 def _outputs(config: Config, factory, display_bus) -> list:
     """The table's outputs that the configuration asks for; each is a watcher with close()."""
     outputs = []
-    if config.leds.driver == "74hc595":
+    if config.leds.driver != "none":
         from faro_pi.devices.case_keeper import CaseKeeper
 
         outputs.append(CaseKeeper(config.leds, factory))
