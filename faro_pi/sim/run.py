@@ -48,7 +48,7 @@ pin_factory = "mock"
 undo_hold = 0.5
 
 [leds]
-driver = "74hc595"
+driver = "74hc595-spi"
 
 [display]
 driver = "ssd1306"

@@ -256,7 +256,7 @@ def main() -> None:
         f"{goal * 1e3:.2f} ms (1.5 x the commit's p50 + 0.3 ms)"
     )
     report("the same pty round trip, answered at once", echoes)
-    report("CPU a card, case keeper and OLED on (5 packs)", per_card, "ms", 1e3)
+    report("CPU a card, bit-banged case keeper, OLED", per_card, "ms", 1e3)
     report("start-up to READY=1, new journal", ready, "ms", 1e3)
     report("start-up to READY=1, 10,000-event journal", restarts, "ms", 1e3)
     report("idle CPU, share of one core", idle, "%", 100)
