@@ -44,6 +44,7 @@ bench: $(STAMP)
 	$(BIN)/python -m tests.benchmarks.bench_display
 	$(BIN)/python -m tests.benchmarks.bench_console
 	$(BIN)/python -m tests.benchmarks.bench_nights
+	$(BIN)/python -m tests.benchmarks.bench_floor
 
 # On the Raspberry Pi, as root: the service, the udev rule, /opt/faro-pi and
 # /etc/faro-pi (see hardware/README.md). DESTDIR=FOLDER stages the files there

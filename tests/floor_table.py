@@ -22,7 +22,8 @@ async def run(path: str) -> int:
     publishers: list[Publisher] = []
 
     def started(daemon) -> None:
-        publishers.append(Publisher.start(daemon, config))
+        if config.floor.broker is not None:
+            publishers.append(Publisher.start(daemon, config))
 
     status = await serve(config, started=started)
     for publisher in publishers:
