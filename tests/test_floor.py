@@ -747,3 +747,32 @@ def test_the_doctors_line_says_whether_the_broker_takes_the_table(tmp_path, brok
     assert down.ok is False and "running" in down.fix
     nowhere = check(url="mqtt://no-such-host.invalid")
     assert nowhere.ok is False and "floor.broker" in nowhere.fix
+
+
+# -- deal integrity on the floor ------------------------------------------------------------
+
+
+def test_the_floor_reports_each_complete_packs_integrity_and_keeps_it(tmp_path):
+    from faro_pi.floor.pit import TableView, pit
+
+    fair = list(DECK)
+    random.Random(3).shuffle(fair)
+    events = [Session(("Ann", "Bob"), "Bob"), *map(CardDrawn, DECK), SHUFFLE, *map(CardDrawn, fair)]
+    rows = [
+        decode_row(encode_row(seq, 1, event_to_json(event), None))
+        for seq, event in enumerate(events, start=1)
+    ]
+    copy = Copy(copy_path(tmp_path, "t1"))
+    view = TableView("t1", copy)
+    view.apply(copy.add(rows[:60]))
+    assert view.integrity[1] and "straight of 13" in view.integrity[1][0]  # stacked in order
+    assert 2 not in view.integrity
+    view.apply(copy.add(rows[60:]))
+    assert view.integrity[2] == ()  # a fair shuffle, and nothing of pack 1's order kept
+    line = view.summary("http://t1.local:8077/")
+    assert [(p["pack"], bool(p["integrity"])) for p in line["packs"]] == [(1, True), (2, False)]
+    assert [f["pack"] for f in line["flagged"]] == [1]
+    assert pit([line])["alarms"] == 1
+    copy.close()
+    again = TableView("t1", Copy(copy_path(tmp_path, "t1")))
+    assert again.integrity == view.integrity

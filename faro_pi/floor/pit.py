@@ -3,7 +3,9 @@
 The floor runs each copy through the same rules engine as the table, row by
 row as the rows come, so the pack, the turn, the alarms and every result
 are the table's own, worked out again from its record (a refused reading
-is skipped, as a restart of the daemon skips it). From those views,
+is skipped, as a restart of the daemon skips it). Each pack, once complete,
+gets the floor's own deal-integrity report (:mod:`faro_pi.game.integrity`,
+against the table's previous pack), kept with the copy. From those views,
 :func:`pit` makes the page's JSON: every table, the bank's result per pack
 and for the night, each player's result across the tables.
 """
@@ -16,7 +18,9 @@ from typing import Any
 from faro_pi.exc import Refused
 from faro_pi.floor.store import Copy
 from faro_pi.game import resume
-from faro_pi.game.events import Close, Shuffle
+from faro_pi.game.cards import parse_card
+from faro_pi.game.events import CardDrawn, Close, Shuffle, Void
+from faro_pi.game.integrity import report
 from faro_pi.game.quick import decode_event
 from faro_pi.game.rules import Table
 
@@ -41,6 +45,8 @@ class TableView:
         self.online, self.since = (None, None) if status is None else status
         self.changes = 0
         """Rises with every change the page shows."""
+        self.integrity = copy.integrity()
+        """What each complete pack's integrity report flagged (an empty tuple: fair)."""
 
     def restore(self) -> None:
         """The engine after every row of the copy: its latest kept state, then the rest."""
@@ -75,6 +81,17 @@ class TableView:
             return
         if type(event) in RESUME_AFTER:
             self.copy.keep_resume_point(seq, resume.save(self.table))
+        elif type(event) in (CardDrawn, Void) and self.table.pack.complete:
+            self._judge()
+
+    def _judge(self) -> None:
+        """The integrity report of the pack just completed (again, if a void changed it)."""
+        pack = self.table.pack
+        before = self.copy.pack_cards(pack.number - 1)
+        previous = None if before is None else [parse_card(code) for code in before]
+        flagged = report(pack.exposed, previous).flagged
+        self.integrity[pack.number] = flagged
+        self.copy.keep_pack(pack.number, [card.code for card in pack.exposed], flagged)
 
     def heard(self, online: bool, now: float) -> None:
         """The table's status message; ``since`` moves only when the status changes."""
@@ -88,6 +105,8 @@ class TableView:
         table = self.table
         pack = table.pack
         packs = bank_by_pack(table)
+        for line in packs:
+            line["integrity"] = self.integrity.get(line["pack"])
         return {
             "name": self.name,
             "online": self.online,
@@ -99,6 +118,11 @@ class TableView:
             "banker": table.banker,
             "seats": list(table.seats),
             "alarms": [{"kind": a.kind, "text": a.text} for a in table.alarms],
+            "flagged": [
+                {"pack": line["pack"], "findings": list(line["integrity"])}
+                for line in packs
+                if line["integrity"]
+            ],
             "diverged": self.diverged,
             "packs": packs,
             "bank": sum(p["result"] for p in packs),
@@ -155,5 +179,5 @@ def pit(summaries: list[dict[str, Any]]) -> dict[str, Any]:
         "tables": summaries,
         "bank": sum(line["bank"] for line in summaries),
         "players": ranked,
-        "alarms": sum(1 for line in summaries if line["alarms"]),
+        "alarms": sum(1 for line in summaries if line["alarms"] or line["flagged"]),
     }

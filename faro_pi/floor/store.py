@@ -50,6 +50,11 @@ CREATE TABLE IF NOT EXISTS status (
     since REAL NOT NULL
 );
 CREATE TABLE IF NOT EXISTS resume (after INTEGER PRIMARY KEY, state BLOB NOT NULL);
+CREATE TABLE IF NOT EXISTS packs (
+    pack INTEGER PRIMARY KEY,
+    cards TEXT NOT NULL,
+    flagged TEXT NOT NULL
+);
 PRAGMA application_id = {APPLICATION_ID};
 COMMIT;
 """
@@ -171,6 +176,23 @@ class Copy:
             "DELETE FROM resume WHERE after NOT IN "
             "(SELECT after FROM resume ORDER BY after DESC LIMIT 3)"
         )
+
+    def keep_pack(self, pack: int, cards: list[str], flagged: tuple[str, ...]) -> None:
+        """A complete pack's order and what its integrity report flagged (nothing: fair)."""
+        self._write(
+            "INSERT OR REPLACE INTO packs VALUES (?, ?, ?)",
+            (pack, " ".join(cards), json.dumps(flagged)),
+        )
+
+    def pack_cards(self, pack: int) -> list[str] | None:
+        """The order of a complete pack's cards, as codes; None for one not kept."""
+        found = self._db.execute("SELECT cards FROM packs WHERE pack = ?", (pack,)).fetchone()
+        return None if found is None else found[0].split()
+
+    def integrity(self) -> dict[int, tuple[str, ...]]:
+        """What each complete pack's integrity report flagged, by pack."""
+        rows = self._db.execute("SELECT pack, flagged FROM packs ORDER BY pack")
+        return {pack: tuple(json.loads(flagged)) for pack, flagged in rows}
 
     def _write(self, sql: str, params: tuple = ()) -> None:
         try:

@@ -45,8 +45,14 @@ function sinceText(table) {
   return `${state} since ${clock} (${duration(now - table.since)})`;
 }
 
+function integrityMark(findings) {
+  if (findings === null || findings === undefined) return null; // the pack is not complete
+  if (findings.length === 0) return el("span", { class: "fair", title: "fair by the deal-integrity report" }, " ✓");
+  return el("span", { class: "flag", title: findings.join("\n") }, " ⚠");
+}
+
 function tableCard(table, colour) {
-  const alarm = table.alarms.length > 0;
+  const alarm = table.alarms.length > 0 || table.flagged.length > 0;
   const card = el("article", {
     class: "table",
     data: { table: table.name, online: String(table.online), alarm: String(alarm) },
@@ -67,7 +73,9 @@ function tableCard(table, colour) {
   );
   card.append(head, status, deal);
   if (alarm) {
-    card.append(el("ul", { class: "alarms" }, ...table.alarms.map((a) => el("li", {}, el("strong", {}, a.kind), " ", a.text))));
+    const alarms = table.alarms.map((a) => el("li", {}, el("strong", {}, a.kind), " ", a.text));
+    const flagged = table.flagged.map((f) => el("li", { data: { pack: f.pack } }, el("strong", {}, `pack ${f.pack}`), " ", f.findings.join("; ")));
+    card.append(el("ul", { class: "alarms" }, ...alarms, ...flagged));
   }
   if (table.diverged) card.append(el("p", { class: "diverged" }, `The floor stopped following this table at ${table.diverged}`));
   const current = table.packs.length ? table.packs[table.packs.length - 1].result : 0;
@@ -81,12 +89,14 @@ function tableCard(table, colour) {
       moneyCell("dd", table.bank),
     ),
   );
-  if (table.packs.length > 1) {
+  if (table.packs.length > 1 || table.packs.some((p) => p.integrity !== null)) {
     card.append(
       el(
         "ol",
         { class: "packs", "aria-label": "The bank per pack" },
-        ...table.packs.map((p) => el("li", { title: p.banker ? `${p.banker} banked` : "" }, `#${p.pack} `, moneyCell("span", p.result))),
+        ...table.packs.map((p) =>
+          el("li", { title: p.banker ? `${p.banker} banked` : "" }, `#${p.pack} `, moneyCell("span", p.result), integrityMark(p.integrity)),
+        ),
       ),
     );
   }
