@@ -776,3 +776,40 @@ def test_the_floor_reports_each_complete_packs_integrity_and_keeps_it(tmp_path):
     copy.close()
     again = TableView("t1", Copy(copy_path(tmp_path, "t1")))
     assert again.integrity == view.integrity
+
+
+# -- the command line -----------------------------------------------------------------------
+
+
+def test_faro_pi_floor_export_prints_the_copy_and_says_what_is_missing(tmp_path, capsys):
+    import argparse
+
+    journal = tmp_path / "journal.sqlite3"
+    demo_journal(journal, packs=1)
+    with Journal.open(journal, readonly=True) as reading:
+        rows = [decode_row(m) for _, m in Outbox(reading, Mark(0, 1)).read(0, limit=10**6)]
+    (tmp_path / "floor.toml").write_text(
+        '[broker]\nurl = "mqtt://floor.local"\n[store]\npath = "s"\n'
+    )
+    (tmp_path / "s").mkdir()
+    copy = Copy(copy_path(tmp_path / "s", "t1"))
+    copy.add(rows)
+    copy.close()
+    logged = []
+    top = argparse.ArgumentParser(prog="faro-pi")
+    command.add_floor_command(top.add_subparsers(dest="command"), logged.append)
+    config = str(tmp_path / "floor.toml")
+    for argv in (
+        ["floor", "export", "t1", "--config", config],
+        ["floor", "--config", config, "export", "t1"],
+    ):
+        args = top.parse_args(argv)
+        assert args.run(args) == 0
+        assert capsys.readouterr().out == journal_export(journal)
+    args = top.parse_args(["floor", "export", "t9", "--config", config])
+    assert args.run(args) == 1
+    assert "no copy of table 't9' (it has: t1)" in capsys.readouterr().err
+    args = top.parse_args(["floor", "--config", str(tmp_path / "missing.toml")])
+    assert args.run(args) == 2 and logged == [False]
+    assert "cannot read config" in capsys.readouterr().err
+    assert top.parse_args(["floor"]).config == command.FLOOR_CONFIG
