@@ -118,11 +118,11 @@ def test_each_row_hashes_the_row_before_and_its_own_content_as_documented(tmp_pa
     with Journal.open(path) as journal:
         journal.append({"type": "card", "card": "KD", "source": "reader"}, link_seq=7, at=5.25)
         journal.append({"type": "bet", "player": "Zoë", "rank": "9", "weight": 2, "copper": False})
-        journal.append_together(
-            CardDrawn(parse_card("KD"), "reader"),
-            Alarm("refused", "KD again"),
-            "the card is out [duplicate]",
-            8,
+        journal.append_all(
+            [
+                (CardDrawn(parse_card("KD"), "reader"), "the card is out [duplicate]", 8),
+                (Alarm("refused", "KD again"), None, None),
+            ]
         )
         journal.append({"type": "lock"}, link_seq=-(2**63))
     assert hashlib.sha256(b"faro-pi journal").digest() == GENESIS

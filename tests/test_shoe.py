@@ -28,9 +28,11 @@ class Owner:
         elif isinstance(event, Clear):
             self.alarms = [a for a in self.alarms if a.kind != event.kind]
 
-    def record_reading(self, event, seq=None):
+    def record_reading(self, event, seq=None, gap=None):
         if self.fail:
             raise JournalError("disk full: the event is not journalled", "cannot-write")
+        if gap is not None:
+            self.submit(gap)
         self.readings.append((event, seq))
 
     def set_link_seq(self, seq):

@@ -84,35 +84,48 @@ class Daemon:
         self._tell()
         return None
 
-    def record_reading(self, event: Event, seq: int | None = None) -> Refused | None:
+    def record_reading(
+        self, event: Event, seq: int | None = None, gap: Alarm | None = None
+    ) -> Refused | None:
         """A reading from the shoe: applied and committed with the reader's frame number.
 
         Returns as soon as the commit does, so the shoe acknowledges the frame
         at once; the log line and the watchers follow on the next turn of the
         loop. A reading the rules refuse is journaled all the same, marked
         refused, so it is acknowledged once and never read again, and it
-        raises a ``refused`` alarm.
+        raises a ``refused`` alarm. ``gap`` is the alarm of readings that never
+        arrived before this one. Whatever a reading brings is one transaction
+        with it: after a crash, the resent frame finds all of it or none.
         """
+        rows, told, refusal = [], [], None
+        if gap is not None:
+            self.table.apply(gap)  # an alarm is never refused
+            rows.append((gap, None, None))
+            told.append(gap)
         try:
             self.table.apply(event)
+            rows.append((event, None, seq))
+            told.append(event)
         except Refused as exc:
             card = event.card if isinstance(event, CardDrawn) else None
             alarm = Alarm("refused", exc.message, card)
-            self.table.apply(alarm)  # an alarm is never refused
-            try:
-                self.journal.append_together(event, alarm, str(exc), seq)
-            except JournalError as failed:
-                self.fail(failed)
-                raise
-            self._when_quiet()
+            self.table.apply(alarm)
+            rows += [(event, str(exc), seq), (alarm, None, None)]
+            told.append(alarm)
+            refusal = exc
             log.warning("refused %s: %s", short(event), exc)
-            self._untold.append(alarm)
-            asyncio.get_running_loop().call_soon(self._tell)
-            return exc
-        self._journal(event, link_seq=seq)
-        self._untold.append(event)
+        try:
+            if len(rows) == 1:
+                self.journal.append(event_to_json(event), link_seq=seq)
+            else:
+                self.journal.append_all(rows)
+        except JournalError as failed:
+            self.fail(failed)
+            raise
+        self._when_quiet()
+        self._untold.extend(told)
         asyncio.get_running_loop().call_soon(self._tell)
-        return None
+        return refusal
 
     def _tell(self) -> None:
         """Logs and publishes every applied event not yet told, in the order applied."""

@@ -137,22 +137,21 @@ class Journal:
                 f"{self.path}: cannot append, the event is not journalled: {exc}", "cannot-write"
             ) from exc
 
-    def append_together(self, first: Event, then: Event, refused: str, link_seq: int | None) -> int:
-        """Journals a refused reading (``first``) and the alarm it raises (``then``) at once.
+    def append_all(self, rows: list[tuple[Event, str | None, int | None]]) -> int:
+        """Journals several events at once: (event, refused, link_seq) each, in order.
 
-        One transaction: a crash leaves both rows or neither, so a dealt card
-        the rules refused is never on disk without the alarm that tells the table.
+        One transaction: a crash leaves all the rows or none. A reading comes
+        with what it brings (the alarm of frames that never arrived, the
+        alarm of a card the rules refused), so a dealt card is never on disk
+        without the alarms that tell the table, nor they twice.
         """
         now = time.time()
-        rows = [
-            (now, _encoder.encode(event_to_json(first)), refused, link_seq),
-            (now, _encoder.encode(event_to_json(then)), None, None),
-        ]
-        self._since_checkpoint += 2
+        lines = [(now, _encoder.encode(event_to_json(e)), why, seq) for e, why, seq in rows]
+        self._since_checkpoint += len(lines)
         try:
             with self._db:
                 self._db.execute("BEGIN")
-                return self._insert(rows)
+                return self._insert(lines)
         except sqlite3.Error as exc:
             raise JournalError(
                 f"{self.path}: cannot append, the event is not journalled: {exc}", "cannot-write"

@@ -40,7 +40,7 @@ class Owner(Protocol):
 
     def submit(self, event): ...
 
-    def record_reading(self, event, seq: int | None = None): ...
+    def record_reading(self, event, seq: int | None = None, gap=None): ...
 
     def set_link_seq(self, seq: int) -> None: ...
 
@@ -266,20 +266,19 @@ class Fsp1Shoe:
             acknowledge()
             log.info("reader: hello %r", frame.text)
         else:
+            gap = None
             if decision.missed:
                 log.warning("reader: %d frame(s) missing before %d", decision.missed, frame.seq)
-                self.table.submit(
-                    Alarm(
-                        "gap",
-                        f"{decision.missed} reading(s) never arrived: check the cards "
-                        "against the case keeper",
-                    )
+                gap = Alarm(
+                    "gap",
+                    f"{decision.missed} reading(s) never arrived: check the cards "
+                    "against the case keeper",
                 )
             if isinstance(frame, CardFrame):
                 reading = CardDrawn(frame.card, "reader")
             else:
                 reading = Alarm("noread", "a card passed unread: re-feed it or enter it by hand")
-            self.table.record_reading(reading, frame.seq)
+            self.table.record_reading(reading, frame.seq, gap)
             acknowledge()
 
     def close(self) -> None:
