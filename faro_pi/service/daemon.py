@@ -94,8 +94,9 @@ class Daemon:
         loop. A reading the rules refuse is journaled all the same, marked
         refused, so it is acknowledged once and never read again, and it
         raises a ``refused`` alarm. ``gap`` is the alarm of readings that never
-        arrived before this one. Whatever a reading brings is one transaction
-        with it: after a crash, the resent frame finds all of it or none.
+        arrived before this one; a card clears a standing no-read alarm.
+        Whatever a reading brings is one transaction with it: after a crash,
+        the resent frame finds all of it or none.
         """
         rows, told, refusal = [], [], None
         if gap is not None:
@@ -106,6 +107,11 @@ class Daemon:
             self.table.apply(event)
             rows.append((event, None, seq))
             told.append(event)
+            if isinstance(event, CardDrawn) and self.has_alarm("noread"):
+                cleared = Clear("noread")  # the card re-fed after a no-read has come
+                self.table.apply(cleared)
+                rows.append((cleared, None, None))
+                told.append(cleared)
         except Refused as exc:
             card = event.card if isinstance(event, CardDrawn) else None
             alarm = Alarm("refused", exc.message, card)
@@ -133,8 +139,6 @@ class Daemon:
             event = self._untold.popleft()
             if isinstance(event, CardDrawn):
                 log.info(describe_card(self.table))
-                if self.has_alarm("noread"):
-                    self.submit(Clear("noread"))
             elif isinstance(event, Void):
                 dropped = len(self.table.dropped)
                 log.info("void: the last card is taken back (%d entries dropped)", dropped)
