@@ -35,15 +35,30 @@ I2C_PINS = {"SDA": 2, "SCL": 3}
 LED_RESISTOR = 390
 """Ohms in series with every LED (see hardware/README.md for the sum)."""
 LED_VF = 2.0
-"""Forward voltage of a red or green indicator LED at a few mA."""
+"""Forward voltage of a red (620-630 nm) or a GaP yellow-green (565-575 nm) indicator LED at a
+few mA. Not an InGaN "true green" (about 2.9 V): from 3.3 V through 390 Ω it gets ~0.5 mA."""
+INGAN_VF = 2.9
+"""Forward voltage of an InGaN green LED, for the README's sum of its resistor."""
 SUPPLY = 3.3
 OUTPUT_DROP = 0.15
 """Volts a 74HC595 output loses at about 3 mA on a 3.3 V supply."""
+SERIES_RESISTOR = 47
+"""Ohms at the Pi's end of SRCLK and RCLK (33-100 Ω): they damp the ringing of a fast edge on
+30 cm of lead, which a clock or a latch would take for a second edge."""
+PULL_UP = "10 kΩ"
+BULK_CAPACITOR = "22 µF"
+"""Where the chain's 3.3 V enters (10-47 µF): 52 LEDs switch about 150 mA at once."""
+CLOCK_GROUND = 25
+"""The header's GND pin beside SCLK (pin 23): its wire runs beside the clock to the chain."""
+Q_PINS = (15, 1, 2, 3, 4, 5, 6, 7)
+"""The 74HC595's package pins of Q0 to Q7 (QA to QH): Q0 is on the far side, pin 15."""
+SRCLR_PIN = 10
+"""The 74HC595's shift-register clear (active low): tied to 3.3 V, never cleared."""
 
 
-def led_current_ma() -> float:
+def led_current_ma(vf: float = LED_VF, ohms: float = LED_RESISTOR) -> float:
     """The current through one lit LED, in mA."""
-    return (SUPPLY - LED_VF - OUTPUT_DROP) / LED_RESISTOR * 1000
+    return (SUPPLY - vf - OUTPUT_DROP) / ohms * 1000
 
 
 BUTTONS = {
@@ -131,6 +146,8 @@ COLOURS = {
     "SCL": "#5dade2",
     "button": "#7d3c98",
     "SER": "#b7950b",
+    "LED_RED": "#e74c3c",
+    "LED_GREEN": "#9acd32",
     "SRCLK": "#1e8449",
     "RCLK": "#c2185b",
     "OE": "#6e2c00",
@@ -207,14 +224,14 @@ def _n(value: float) -> str:
 
 # -- the drawing -------------------------------------------------------------------
 
-WIDTH, HEIGHT = 1500, 1200
+WIDTH, HEIGHT = 1600, 1220
 BOARD = (560, 96, 300, 540)
 """The Pi: x, y, width, height."""
 ODD_X, EVEN_X = 690, 730
 PIN_Y0, PITCH = 132, 22
 CHIP_Y, CHIP_H, CHIP_W = 812, 110, 100
-CHIP_X0, CHIP_STEP = 590, 128
-LED_Y = 976
+CHIP_X0, CHIP_STEP = 640, 128
+LED_Y = 996
 
 
 def pin_xy(number: int) -> tuple[int, int]:
@@ -394,26 +411,72 @@ def _board(svg: Svg, names: dict[int, str], used: dict[int, str], pins: dict[str
     svg.text(790, y + 2, "USB", size=10, anchor="middle", weight="bold")
 
 
+def _resistor(svg: Svg, x: float, y: float, vertical: bool = False) -> None:
+    """A resistor, a small box on the wire through (x, y)."""
+    w, h = (6, 14) if vertical else (14, 6)
+    svg.rect(x - w / 2, y - h / 2, w, h, fill="#fff", stroke="#333", width=1.3)
+
+
+def _ground(svg: Svg, x: float, y: float) -> None:
+    """A ground symbol hanging from (x, y)."""
+    for i, half in enumerate((7, 4.5, 2)):
+        svg.line([(x - half, y + 3 * i), (x + half, y + 3 * i)], COLOURS["GND"], 1.4)
+
+
 def _chain(svg: Svg, config: Config, pins: dict[str, int], used: dict[int, str]) -> None:
     """The seven 74HC595s, their buses from the Pi, and the LEDs on their outputs."""
     bus_y = _buses(svg, pins, used)
-    drops = [s for s in ("SRCLK", "RCLK", "OE", "3V3", "GND") if s in bus_y]
+    drops = [
+        s for s in ("SRCLK", "RCLK", "OE", "SRCLR", "3V3", "GND") if s in bus_y or s == "SRCLR"
+    ]
     for register in range(wiring.REGISTERS):
         _register(svg, register, drops, bus_y)
+    _pull_ups(svg, bus_y)
+    # the bulk capacitor where the chain's 3.3 V enters
+    x, y = CHIP_X0 - 44, bus_y["3V3"]
+    svg.line([(x, y), (x, y + 18)], COLOURS["3V3"], 1.6)
+    svg.dot(x, y, COLOURS["3V3"])
+    svg.line([(x - 7, y + 18), (x + 7, y + 18)], "#333", 1.8)
+    svg.line([(x - 7, y + 23), (x + 7, y + 23)], "#333", 1.8)
+    svg.line([(x, y + 23), (x, y + 34)], COLOURS["GND"], 1.6)
+    _ground(svg, x, y + 34)
+    svg.text(x - 10, y + 24, f"{BULK_CAPACITOR}", size=9, anchor="end", weight="bold")
+
+
+def _pull_ups(svg: Svg, bus_y: dict[str, int]) -> None:
+    """RCLK and OE pulled up to 3.3 V, past the last register: dark while the Pi boots."""
+    last = CHIP_X0 + (wiring.REGISTERS - 1) * CHIP_STEP + CHIP_W
+    pulled = [role.signal for role in wiring.ROLES if role.pull_up and role.signal in bus_y]
+    for i, name in enumerate(pulled):
+        x = last + 22 + 18 * i
+        top, bottom = bus_y[name], bus_y["3V3"]
+        svg.line([(x, top), (x, bottom)], "#333", 1.3)
+        svg.dot(x, top, COLOURS[name])
+        svg.dot(x, bottom, COLOURS["3V3"])
+        _resistor(svg, x, (top + bottom) / 2, vertical=True)
+    if pulled:
+        x = last + 22 + 18 * len(pulled) - 10
+        svg.text(x, bus_y["3V3"] + 16, f"{PULL_UP} pull-ups", size=9, anchor="end")
+
+
+def _chain_lines(pins: dict[str, int]) -> list[tuple[str, int, str]]:
+    """(name, header pin, colour) of every line from the Pi to the chain."""
+    roles = {role.key: role for role in wiring.ROLES}
+    lines = []
+    for key in ("data", "clock", "latch", "enable"):
+        if f"leds.{key}" in pins:
+            role = roles[key]
+            lines.append((role.signal, physical(pins[f"leds.{key}"]), COLOURS[role.signal]))
+    lines.append(("3V3", 17, COLOURS["3V3"]))
+    lines.append(("GND", 39, COLOURS["GND"]))
+    if "leds.clock" in pins:  # a second ground, laid beside the clock
+        lines.append(("GND", CLOCK_GROUND, COLOURS["GND"]))
+    return lines
 
 
 def _buses(svg: Svg, pins: dict[str, int], used: dict[int, str]) -> dict[str, int]:
     """The lines from the Pi's header to the chain's buses; returns each bus's height."""
-    roles = {role.key: role for role in wiring.ROLES}
-    signals: list[tuple[str, int, str]] = []
-    """(name, header pin, colour) of every line from the Pi to the chain."""
-    for key in ("data", "clock", "latch", "enable"):
-        if f"leds.{key}" in pins:
-            role = roles[key]
-            signals.append((role.signal, physical(pins[f"leds.{key}"]), COLOURS[role.signal]))
-    signals.append(("3V3", 17, COLOURS["3V3"]))
-    signals.append(("GND", 39, COLOURS["GND"]))
-
+    signals = _chain_lines(pins)
     # Route each line down a channel beside the board to its bus, nested so
     # that no two cross: on each side, the lower a wire leaves the header,
     # the nearer the board its channel and the higher its bus.
@@ -421,30 +484,39 @@ def _buses(svg: Svg, pins: dict[str, int], used: dict[int, str]) -> dict[str, in
     right = sorted((s for s in signals if not s[1] % 2), key=lambda s: -pin_xy(s[1])[1])
     bus_y: dict[str, int] = {}
     y = 664
-    for name, _, _ in reversed(right):
-        bus_y[name] = y
-        y += 16
-    for name, _, _ in left:
-        bus_y[name] = y
-        y += 16
+    for name, _, _ in [*reversed(right), *left]:
+        if name not in bus_y:
+            bus_y[name] = y
+            y += 16
     last = CHIP_X0 + (wiring.REGISTERS - 1) * CHIP_STEP + CHIP_W
-    # Right of the board, the channels run down the first gap between two
-    # registers, clear of the chips' own drops.
+    # Right of the board, the channels run down a gap between two registers,
+    # clear of the chips' own drops, and far enough out for a resistor.
     gaps = (CHIP_X0 + r * CHIP_STEP + CHIP_W + 8 for r in range(wiring.REGISTERS))
-    right_gap = next(x for x in gaps if x > BOARD[0] + BOARD[2] + 8)
+    right_gap = next(x for x in gaps if x > BOARD[0] + BOARD[2] + 40)
     for side, group in ((-1, left), (1, right)):
         for i, (name, number, colour) in enumerate(group):
             x0, y0 = edge(number)
             channel = x0 - 16 - 14 * i if side < 0 else right_gap + 12 * i
-            end = CHIP_X0 - 20 if name == "SER" else last + 8
+            end = CHIP_X0 - 20 if name == "SER" else last + 60
             start = min(channel, CHIP_X0 - 20) if name != "SER" else channel
             svg.line([(x0, y0), (channel, y0), (channel, bus_y[name])], colour)
             svg.line([(start, bus_y[name]), (end, bus_y[name])], colour)
             if channel != start:
                 svg.dot(channel, bus_y[name], colour)
             used[number] = colour
-            svg.text(edge(1)[0] - 12, bus_y[name] - 3, name, size=9, colour=colour, weight="bold")
+            if name in ("SRCLK", "RCLK"):  # the series resistor, at the Pi's end
+                rx = x0 + 22 * side
+                _resistor(svg, rx, y0)
+                svg.text(rx, y0 - 6, f"{SERIES_RESISTOR} Ω", size=8, anchor="middle")
+            if number != CLOCK_GROUND:
+                svg.text(
+                    edge(1)[0] - 12, bus_y[name] - 3, name, size=9, colour=colour, weight="bold"
+                )
     return bus_y
+
+
+CHIP_PINS = {"SRCLK": 11, "RCLK": 12, "OE": 13, "SRCLR": SRCLR_PIN, "3V3": 16, "GND": 8}
+"""The 74HC595's pin of each line dropped from a bus."""
 
 
 def _register(svg: Svg, register: int, drops: list[str], bus_y: dict[str, int]) -> None:
@@ -468,25 +540,25 @@ def _register(svg: Svg, register: int, drops: list[str], bus_y: dict[str, int]) 
         anchor="middle",
         colour="#d5d8dc",
     )
-    chip_pins = {"SRCLK": 11, "RCLK": 12, "OE": 13, "3V3": 16, "GND": 8}
     for j, name in enumerate(drops):
-        dx = x + 14 + j * 18
-        colour = COLOURS[name]
-        svg.line([(dx, bus_y[name]), (dx, CHIP_Y)], colour, 1.6)
-        svg.dot(dx, bus_y[name], colour)
+        dx = x + 12 + j * 15
+        bus = "3V3" if name == "SRCLR" else name
+        colour = COLOURS[bus]
+        svg.line([(dx, bus_y[bus]), (dx, CHIP_Y)], colour, 1.6)
+        svg.dot(dx, bus_y[bus], colour)
         label = "VCC" if name == "3V3" else name
         svg.text(
             dx + 3.5,
             CHIP_Y + 6,
-            f"{label} {chip_pins[name]}",
+            f"{label} {CHIP_PINS[name]}",
             size=8,
             colour="#fff",
             anchor="end",
             rotate=True,
         )
     # 100 nF across VCC and GND, at the chip
-    vcc_x = x + 14 + drops.index("3V3") * 18
-    gnd_x = x + 14 + drops.index("GND") * 18
+    vcc_x = x + 12 + drops.index("3V3") * 15
+    gnd_x = x + 12 + drops.index("GND") * 15
     cap_y = CHIP_Y - 16
     mid = (vcc_x + gnd_x) / 2
     svg.line([(vcc_x, cap_y), (mid - 2.5, cap_y)], "#333", 1.2)
@@ -499,6 +571,7 @@ def _register(svg: Svg, register: int, drops: list[str], bus_y: dict[str, int]) 
     svg.text(x + CHIP_W - 4, ser_y + 3, "QH' 9", size=8, colour="#fff", anchor="end")
     if register == 0:
         svg.line([(CHIP_X0 - 20, bus_y["SER"]), (CHIP_X0 - 20, ser_y), (x, ser_y)], COLOURS["SER"])
+        svg.text(x - 4, CHIP_Y + CHIP_H + 47, f"{LED_RESISTOR} Ω", size=8, anchor="end")
     else:
         prev = x - CHIP_STEP + CHIP_W
         svg.line([(prev, ser_y), (x, ser_y)], COLOURS["SER"])
@@ -506,31 +579,29 @@ def _register(svg: Svg, register: int, drops: list[str], bus_y: dict[str, int]) 
 
 
 def _outputs(svg: Svg, x: float, register: int) -> None:
-    """Q0..Q7 of one register, down to their LEDs, each labelled with its card."""
+    """Q0..Q7 of one register, with their pins, through their resistors to their LEDs,
+    each labelled with its card."""
     cards = {}
     for rank, places in wiring.CASE_KEEPER.items():
         for suit, place in zip(SUITS, places, strict=True):
             cards[place] = (rank, suit)
     for q in range(wiring.OUTPUTS):
         qx = x + 8 + q * 12 + (4 if q >= 4 else 0)
-        svg.line([(qx, CHIP_Y + CHIP_H), (qx, LED_Y - 6)], "#555", 1.2)
+        # the output's name and pin under the chip, and its wire from there down
         svg.text(
-            qx + 3,
-            CHIP_Y + CHIP_H + 22,
-            f"Q{q}",
-            size=7,
-            anchor="middle",
-            colour="#555",
-            rotate=True,
+            qx + 2.5, CHIP_Y + CHIP_H + 3, f"Q{q} {Q_PINS[q]}", size=7.5, anchor="end", rotate=True
         )
+        svg.line([(qx, CHIP_Y + CHIP_H + 31), (qx, LED_Y - 6)], "#555", 1.2)
         card = cards.get((register, q))
         if card is None:
             svg.circle(qx, LED_Y, 4.5, fill="#fff", stroke="#aaa")
             svg.text(qx + 3, LED_Y + 10, "spare", size=8, anchor="end", colour="#999", rotate=True)
             continue
+        _resistor(svg, qx, CHIP_Y + CHIP_H + 44, vertical=True)
         rank, suit = card
         red = suit in ("H", "D")
-        svg.circle(qx, LED_Y, 4.5, fill="#e74c3c" if red else "#27ae60", stroke="#333")
+        led = COLOURS["LED_RED"] if red else COLOURS["LED_GREEN"]
+        svg.circle(qx, LED_Y, 4.5, fill=led, stroke="#333")
         svg.text(
             qx + 3.5,
             LED_Y + 10,
@@ -544,7 +615,7 @@ def _outputs(svg: Svg, x: float, register: int) -> None:
 
 def _reader(svg: Svg, used: dict[int, str]) -> None:
     """The Pico on the Pi's USB, and the scanner module and no-read button on the Pico."""
-    px, py, pw, ph = 1010, 170, 150, 290
+    px, py, pw, ph = 1060, 170, 150, 290
     svg.line(
         [(790, BOARD[1] - 14), (790, 76), (px + pw / 2, 76), (px + pw / 2, py)], COLOURS["USB"], 5
     )
@@ -570,7 +641,7 @@ def _reader(svg: Svg, used: dict[int, str]) -> None:
         ("VBUS (pin 40) 5 V", 230 + 104, COLOURS["5V"], "VCC"),
         ("GND (pin 38)", 230 + 126, COLOURS["GND"], "GND"),
     ]
-    sx, sy, sw = 1290, 222, 180
+    sx, sy, sw = 1340, 222, 180
     svg.rect(sx, sy, sw, 150, fill="#fdfefe", stroke="#333", rx=6)
     svg.text(
         sx + sw / 2, sy + 20, "barcode scanner module", size=11.5, anchor="middle", weight="bold"
@@ -594,14 +665,22 @@ def _legend(svg: Svg, config: Config) -> None:
     x, y = 40, 500
     pulled = " and ".join(role.signal for role in wiring.ROLES if role.pull_up)
     lines = [
-        f"Each LED: output Q → {LED_RESISTOR} Ω → LED → GND, about {led_current_ma():.1f} mA.",
-        "Each 74HC595: VCC (16) and SRCLR (10) to 3.3 V, GND (8) to",
-        "GND, and 100 nF across VCC and GND right at the chip.",
-        f"{pulled}: 10 kΩ pull-ups to 3.3 V, so the LEDs stay dark",
+        f"Each LED: output Q → {LED_RESISTOR} Ω → LED → GND, about {led_current_ma():.1f} mA:",
+        "red (620-630 nm) for ♥ ♦, GaP yellow-green (565-575 nm) for ♠ ♣,",
+        f"both about {LED_VF:.1f} V. Not InGaN green ({INGAN_VF} V): it would get "
+        f"{led_current_ma(INGAN_VF):.1f} mA.",
+        "Q0 is pin 15, Q1 to Q7 pins 1 to 7. Each 74HC595: VCC (16) and",
+        "SRCLR (10) to 3.3 V, GND (8) to GND, 100 nF across VCC and GND",
+        f"at the chip; {BULK_CAPACITOR} where the chain's 3.3 V enters (52 LEDs",
+        "switch about 150 mA at once).",
+        f"{pulled}: {PULL_UP} pull-ups to 3.3 V, so the LEDs stay dark",
         "while the Pi boots. Register 0's SER (14) takes the Pi's",
         "data; each QH' (9) feeds the next register's SER (14).",
-        "The chain is on SPI0's pins (MOSI, SCLK, CE0), driven as plain",
-        "GPIO: keep SPI off, or the kernel holds GPIO 8 (CE0).",
+        f"SRCLK and RCLK: {SERIES_RESISTOR} Ω in series at the Pi's end; the ground",
+        f"from pin {CLOCK_GROUND} runs beside the clock. Leads 30 cm at most.",
+        "The chain is on SPI0 (MOSI, SCLK, CE0): with leds.driver",
+        '"74hc595-spi" SPI sends each frame, so SPI is on; the',
+        'bit-banged "74hc595" drives the pins itself and needs SPI off.',
         "The OLED module carries its own I²C pull-ups.",
     ]
     svg.rect(x - 14, y - 22, 450, 18 * len(lines) + 30, fill="#fbfcfc", stroke="#ccd1d1", rx=6)

@@ -188,3 +188,72 @@ def test_the_generators_table_is_the_standards():
         widths = [len(run) for run in re.findall(r"1+|0+", modules)]
         assert "".join(map(str, widths)) == card_codes.PATTERNS[value]
     assert card_codes.widths("AS")[:6] == [2, 1, 1, 2, 1, 4]  # start B
+
+
+# -- the parts a first build needs, in the list and in the drawing ------------------------
+
+
+def drawing() -> tuple[ET.Element, list[str]]:
+    root = ET.fromstring((HARDWARE / "wiring.svg").read_bytes())
+    return root, ["".join(t.itertext()) for t in root.iter(f"{SVG}text")]
+
+
+def parts_list() -> str:
+    text = README.read_text()
+    return text[text.index("## Parts") : text.index("## The LEDs and their resistors")]
+
+
+def test_the_green_leds_are_gap_yellow_green_in_the_list_and_the_drawing():
+    """An ordinary green LED today is InGaN at ~2.9 V: through 390 Ω from 3.3 V it would
+    get ~0.6 mA. The list asks for GaP yellow-green, and the drawing shows that colour."""
+    parts = parts_list()
+    assert "yellow-green GaP (565–575 nm)" in parts and "red (620–630 nm)" in parts
+    ingan = wiring.led_current_ma(wiring.INGAN_VF)
+    assert ingan < 1 and wiring.led_current_ma() > 2.5
+    text = README.read_text()
+    assert f"≈ {ingan:.1f} mA" in text
+    ohms = (wiring.SUPPLY - wiring.INGAN_VF - wiring.OUTPUT_DROP) / 3e-3
+    assert f"≈ {ohms:.0f} Ω → 82 Ω" in text
+    root, texts = drawing()
+    leds = [c.get("fill") for c in root.iter(f"{SVG}circle") if c.get("r") == "4.5"]
+    assert leds.count(wiring.COLOURS["LED_RED"]) == 26
+    assert leds.count(wiring.COLOURS["LED_GREEN"]) == 26
+    assert any("GaP yellow-green (565-575 nm)" in line for line in texts)
+
+
+def test_the_signal_integrity_parts_are_in_the_list_the_budget_and_the_drawing():
+    parts = parts_list()
+    assert f"{wiring.SERIES_RESISTOR} Ω resistor (33–100 Ω)" in parts
+    assert "in series with SRCLK and RCLK, at the Pi's end" in parts
+    assert f"{wiring.BULK_CAPACITOR} capacitor" in parts and "(10–47 µF" in parts
+    text = README.read_text()
+    budget = text[text.index("## Power budget") : text.index("## Pin map")]
+    assert wiring.BULK_CAPACITOR in budget and "switching together" in budget
+    assert f"pin {wiring.CLOCK_GROUND}" in text and "beside the clock" in text
+    root, texts = drawing()
+    assert texts.count(f"{wiring.SERIES_RESISTOR} Ω") == 2  # SRCLK and RCLK
+    assert wiring.BULK_CAPACITOR in texts
+    assert f"{wiring.PULL_UP} pull-ups" in texts
+    # the ground beside the clock: a wire from header pin 25, the pin next to SCLK's
+    assert wiring.header()[wiring.CLOCK_GROUND] == "GND"
+    assert wiring.physical(11) == wiring.CLOCK_GROUND - 2
+    x, y = wiring.edge(wiring.CLOCK_GROUND)
+    starts = [p.get("points").split()[0] for p in root.iter(f"{SVG}polyline")]
+    assert f"{x},{y}" in starts
+
+
+def test_the_drawing_numbers_every_registers_pins_and_shows_its_resistors():
+    """Q0 is pin 15 and Q1-Q7 pins 1-7; SRCLR (pin 10) is tied to 3.3 V; each LED has
+    its resistor, and RCLK and OE their pull-ups."""
+    root, texts = drawing()
+    for q, pin in enumerate((15, 1, 2, 3, 4, 5, 6, 7)):
+        assert texts.count(f"Q{q} {pin}") == case_wiring.REGISTERS
+    assert texts.count("SRCLR 10") == case_wiring.REGISTERS
+    assert f"{wiring.LED_RESISTOR} Ω" in texts
+    # a resistor (a small white box) on every LED's wire, and on the four other lines
+    boxes = [
+        r
+        for r in root.iter(f"{SVG}rect")
+        if r.get("fill") == "#fff" and {r.get("width"), r.get("height")} == {"6", "14"}
+    ]
+    assert len(boxes) == len(DECK) + 2 + 2  # LEDs, SRCLK and RCLK, two pull-ups
