@@ -369,15 +369,22 @@ def staged_boot_config(destdir: Path, text: str = BOOKWORM_CONFIG_TXT) -> Path:
 
 
 def set_leds_driver(destdir: Path, driver: str) -> None:
+    """The installed config's ``leds.driver``, written before the install if need be."""
     config = destdir / "etc/faro-pi/config.toml"
+    if not config.exists():
+        config.parent.mkdir(parents=True)
+        config.write_text(EXAMPLE.read_text())
     text = config.read_text()
-    config.write_text(re.sub(r'(?m)^driver = "74hc595[^"]*"$', f'driver = "{driver}"', text))
+    changed = re.sub(r'(?m)^driver = "74hc595[^"]*"$', f'driver = "{driver}"', text)
+    assert changed != text or f'driver = "{driver}"' in text
+    config.write_text(changed)
 
 
 def test_install_sets_the_i2c_bus_to_400_khz_in_the_boot_config(tmp_path):
     """At 100 kHz a whole OLED frame takes ~95 ms; the install turns I²C on at 400 kHz,
     where the firmware applies it (before any dtoverlay, outside any [filter])."""
     boot = staged_boot_config(tmp_path)
+    set_leds_driver(tmp_path, "74hc595")  # bit-banged: I²C alone
     out = install(tmp_path)
     settings = boot_settings(boot.read_text())
     assert "i2c_arm=on" in settings and "i2c_arm_baudrate=400000" in settings
@@ -405,7 +412,6 @@ def test_install_changes_a_slower_i2c_setting_in_place(tmp_path):
 
 def test_install_turns_spi_on_for_the_spi_driver_and_leaves_it_for_the_bit_banged_one(tmp_path):
     boot = staged_boot_config(tmp_path)
-    install(tmp_path)
     set_leds_driver(tmp_path, "74hc595")  # the chain bit-banged on SPI0's pins
     install(tmp_path)
     assert "spi=on" not in boot_settings(boot.read_text())
