@@ -178,6 +178,12 @@ def _verify(args: argparse.Namespace) -> int:
     return main(args.journal)
 
 
+def _integrity(args: argparse.Namespace) -> int:
+    from faro_pi.service.deals import main
+
+    return main(args.journal, as_json=args.json)
+
+
 def _sim(args: argparse.Namespace) -> int:
     lgpio_folder()
     from faro_pi.sim.run import main
@@ -221,6 +227,12 @@ def parser() -> argparse.ArgumentParser:
     )
     verify.add_argument("journal", metavar="JOURNAL", help="the journal file")
     verify.set_defaults(run=_verify)
+    deals = commands.add_parser(
+        "integrity", help="the deal-integrity report of every complete pack in a journal"
+    )
+    deals.add_argument("journal", metavar="JOURNAL", help="the journal file")
+    deals.add_argument("--json", action="store_true", help="one JSON object a pack")
+    deals.set_defaults(run=_integrity)
 
     sim = commands.add_parser(
         "sim", help="run the daemon on simulated hardware and play a scenario (or the demo)"

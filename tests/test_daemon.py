@@ -374,3 +374,55 @@ def test_a_log_line_stays_one_line_whatever_a_name_holds():
         "faro_pi", logging.WARNING, "", 0, "refused %s", ("Ann\nINFO x\x1b[2J\x00",), None
     )
     assert OneLine("%(message)s").format(record) == "refused Ann\\nINFO x\\x1b[2J\\x00"
+
+
+def test_a_stacked_pack_is_reported_and_raises_an_integrity_alarm(table_dir):
+    ranks = {}
+    for card in DECK:
+        ranks.setdefault(card.rank, []).append(card.code)
+    stacked = [code for rank in sorted(ranks) for code in ranks[rank]]  # pairs of one rank
+
+    async def scenario():
+        async with running_table(table_dir) as (daemon, reader, _):
+            for code in stacked:
+                reader.card(code)
+            await until(daemon, lambda t: t.state.integrity is not None)
+            assert daemon.table.state.integrity.flagged
+            assert [a.kind for a in daemon.table.alarms] == ["integrity"]
+            assert "splits" in daemon.table.alarms[0].text
+
+    asyncio.run(scenario())
+    rows = [r.event for r in journal_rows(table_dir)]
+    assert [r["type"] for r in rows[-2:]] == ["integrity", "alarm"]
+    assert rows[-2]["pack"] == 1 and rows[-2]["flagged"] and "splits" in rows[-2]["report"]
+
+
+def test_a_fair_pack_is_reported_without_an_alarm(table_dir):
+    async def scenario():
+        async with running_table(table_dir) as (daemon, reader, _):
+            for code in deck(3):
+                reader.card(code)
+            await until(daemon, lambda t: t.state.integrity is not None)
+            assert daemon.table.state.integrity.flagged == () and daemon.table.alarms == []
+
+    asyncio.run(scenario())
+
+
+def test_faro_pi_integrity_reads_every_pack_of_a_journal(table_dir, capsys):
+    from faro_pi.cli import main
+
+    ranks = {}
+    for card in DECK:
+        ranks.setdefault(card.rank, []).append(card.code)
+    stacked = [code for rank in sorted(ranks) for code in ranks[rank]]
+
+    async def scenario():
+        async with running_table(table_dir) as (daemon, reader, _):
+            for code in stacked:
+                reader.card(code)
+            await until(daemon, lambda t: t.state.integrity is not None)
+
+    asyncio.run(scenario())
+    assert main(["integrity", str(table_dir / "journal.sqlite3")]) == 1
+    out = capsys.readouterr().out
+    assert out.startswith("pack 1: ") and "splits" in out and "no report" not in out

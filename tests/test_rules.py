@@ -550,3 +550,16 @@ def test_no_weight_is_taken_once_a_balance_nears_the_largest_exact_number():
     table = seated("Ann")
     table.state.balances["Ann"] = BALANCE_GUARD + 1
     refused(table, Bet("Ann", 9, 2), "balance")
+
+
+def test_an_integrity_report_belongs_to_the_complete_pack_on_the_table():
+    from faro_pi.game.events import Integrity
+
+    table = seated("Ann")
+    refused(table, Integrity(1, (), {}), "integrity")  # the pack is not complete
+    deal(table, *(c.code for c in DECK))
+    refused(table, Integrity(2, (), {}), "integrity")
+    table.apply(Integrity(1, ("7 splits",), {"splits": {"value": 7}}))
+    assert table.state.integrity.flagged == ("7 splits",)
+    table.apply(SHUFFLE)
+    assert table.state.previous == tuple(DECK)  # the next report compares with it

@@ -29,6 +29,7 @@ from faro_pi.game.events import (
     CardDrawn,
     Clear,
     Event,
+    Integrity,
     Join,
     Leave,
     Remove,
@@ -191,11 +192,23 @@ def _alarm(obj: dict) -> Alarm:
     )
 
 
+def _integrity(obj: dict) -> Integrity:
+    pack, flagged, report = obj.get("pack"), obj.get("flagged"), obj.get("report")
+    if type(pack) is not int or pack < 1:
+        raise Refused("integrity", f"'pack' is the number of a pack, not {pack!r}")
+    if not isinstance(flagged, list) or not all(isinstance(f, str) for f in flagged):
+        raise Refused("integrity", "'flagged' lists what the report found, in words")
+    if not isinstance(report, dict):
+        raise Refused("integrity", "'report' is an object: the report's measures")
+    return Integrity(pack, tuple(flagged), report)
+
+
 _PARSERS = {
     "session": _session,
     "join": lambda obj: Join(seat_name(_given(obj, "player", "name"))),
     "leave": lambda obj: Leave(_player(obj)),
     "close": lambda obj: CLOSE,
+    "integrity": _integrity,
     "card": _card,
     "bet": _bet,
     "remove": _remove,

@@ -132,6 +132,18 @@ class Alarm(msgspec.Struct, frozen=True):
     card: Card | None = None
 
 
+class Integrity(msgspec.Struct, frozen=True):
+    """The deal-integrity report of a complete pack (:mod:`faro_pi.game.integrity`).
+
+    Journaled by the daemon at the hock; ``flagged`` says in words what a fair
+    shuffle would give less than once in a thousand packs (empty: nothing).
+    """
+
+    pack: int
+    flagged: tuple[str, ...]
+    report: dict[str, Any]
+
+
 class Clear(msgspec.Struct, frozen=True):
     """Clears the alarms (of one kind, if given) once the table has dealt with them."""
 
@@ -152,9 +164,10 @@ Event = (
     | Join
     | Leave
     | Close
+    | Integrity
 )
 
-ALARM_KINDS = ("refused", "noread", "gap", "lost", "noise")
+ALARM_KINDS = ("refused", "noread", "gap", "lost", "noise", "integrity")
 
 LOCK, SHUFFLE, CLEAR, CLOSE = Lock(), Shuffle(), Clear(), Close()
 
@@ -236,6 +249,12 @@ _TO_JSON = {
     Join: lambda e: {"type": "join", "player": e.player},
     Leave: lambda e: {"type": "leave", "player": e.player},
     Close: lambda e: {"type": "close"},
+    Integrity: lambda e: {
+        "type": "integrity",
+        "pack": e.pack,
+        "flagged": list(e.flagged),
+        "report": e.report,
+    },
     Lock: lambda e: {"type": "lock"},
     Shuffle: lambda e: {"type": "shuffle"},
     Void: lambda e: _kind("void", e),

@@ -24,6 +24,7 @@ from faro_pi.game.events import (
     Clear,
     Close,
     Event,
+    Integrity,
     Join,
     Leave,
     Lock,
@@ -81,6 +82,7 @@ class Table:
             Join: lambda e: seats.join(self.state, e),
             Leave: lambda e: seats.leave(self.state, e),
             Close: lambda e: seats.close(self.state, e),
+            Integrity: self._integrity,
             Shuffle: self._shuffle,
             Void: self._void,
             Alarm: self._alarm,
@@ -333,6 +335,7 @@ class Table:
             )
         self.history += s.pairs
         self.packs.append(PackRecord(s.pack.number, s.banker, s.call_results))
+        s.previous = tuple(s.pack.exposed)
         s.pairs = []
         s.pack = Pack(number=s.pack.number + 1)
         s.locked = False
@@ -358,6 +361,11 @@ class Table:
         rebuilt.replay(history[:at])
         dropped = [history[at + 1 + i] for i, _ in rebuilt.replay(history[at + 1 :])]
         self.state, self.pack_log, self.dropped = rebuilt.state, rebuilt.pack_log, dropped
+
+    def _integrity(self, report: Integrity) -> None:
+        if report.pack != self.state.pack.number or not self.state.pack.complete:
+            raise Refused("integrity", f"pack {report.pack} is not the complete pack on the table")
+        self.state.integrity = report
 
     def _alarm(self, alarm: Alarm) -> None:
         s = self.state

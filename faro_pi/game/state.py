@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
 
-from faro_pi.game.events import Alarm, Bet, Call
+from faro_pi.game.cards import Card
+from faro_pi.game.events import Alarm, Bet, Call, Integrity
 from faro_pi.game.exc import Refused
 from faro_pi.game.pack import OPEN_AT, Entries, Pack, Stage, entries, stage
 from faro_pi.game.profile import DEFAULT_PROFILE, MAX_WEIGHT, PROFILES, Options
@@ -44,6 +45,10 @@ class TableState:
     profile: str = DEFAULT_PROFILE
     options: Options = PROFILES[DEFAULT_PROFILE]
     """The house rules of the session, from its event."""
+    previous: tuple[Card, ...] = ()
+    """The last complete pack's cards in dealing order, for the next one's integrity report."""
+    integrity: Integrity | None = None
+    """The report of the last complete pack, once the daemon has journaled it."""
     limit: int = MAX_WEIGHT
     """The largest weight of one bet or call, from the session (the bank's limit)."""
     nights: tuple[tuple[tuple[str, int], ...], ...] = ()

@@ -28,6 +28,7 @@ from faro_pi.game.events import (
     CardDrawn,
     Clear,
     Close,
+    Integrity,
     Join,
     Leave,
     Lock,
@@ -112,6 +113,13 @@ FIELDS: dict[str, dict[str, Any]] = {
         "additionalProperties": False,
     },
     "kind": {"type": "string", "enum": list(ALARM_KINDS)},
+    "pack": {"type": "integer", "minimum": 1, "description": "The pack's number."},
+    "flagged": {
+        "type": "array",
+        "items": {"type": "string"},
+        "description": "Each finding in a line a person can act on; empty when fair.",
+    },
+    "report": {"type": "object", "description": "The report's measures (docs/integrity.md)."},
     "text": {"type": "string"},
 }
 """The JSON schema of every field an event may have, by the field's name."""
@@ -271,6 +279,16 @@ WIRE: dict[str, Wire] = {
             "reader. Raised by the shoe and journaled, never entered.",
             ("kind",),
             ({"type": "alarm", "kind": "noread", "text": "a card passed unread"},),
+            entered=False,
+        ),
+        Wire(
+            "integrity",
+            Integrity,
+            "The deal-integrity report of a complete pack (docs/integrity.md), journaled by "
+            "the daemon at the hock; 'flagged' says what a fair shuffle gives less than once in "
+            "a thousand packs. Never entered.",
+            ("pack", "flagged", "report"),
+            ({"type": "integrity", "pack": 1, "flagged": [], "report": {"splits": {"value": 1}}},),
             entered=False,
         ),
     )

@@ -19,6 +19,7 @@ from collections.abc import Callable, Mapping
 
 from faro_pi.devices import Output
 from faro_pi.exc import FaroError, JournalError, Refused
+from faro_pi.game import integrity
 from faro_pi.game.events import (
     LOCK,
     SHUFFLE,
@@ -27,6 +28,7 @@ from faro_pi.game.events import (
     Clear,
     Close,
     Event,
+    Integrity,
     Session,
     Shuffle,
     Void,
@@ -133,12 +135,39 @@ class Daemon:
         asyncio.get_running_loop().call_soon(self._tell)
         return refusal
 
+    def _check_deal(self, number: int) -> None:
+        """Journals the integrity report of the pack just completed, and an alarm if flagged.
+
+        Off the card's path (the hock is acknowledged first); both rows or neither."""
+        pack = self.table.pack
+        if pack.number != number or not pack.complete:
+            return  # voided, or shuffled, before the report came round
+        found = integrity.report(pack.exposed, self.table.state.previous or None)
+        event = Integrity(number, found.flagged, found.as_dict())
+        self.table.apply(event)
+        rows = [(event, None, None)]
+        if found.flagged:
+            alarm = Alarm("integrity", "pack " + str(number) + ": " + "; ".join(found.flagged))
+            self.table.apply(alarm)
+            rows.append((alarm, None, None))
+            log.warning("%s", alarm.text)
+        try:
+            self.journal.append_all(rows)
+        except JournalError as exc:
+            self.fail(exc)
+            return
+        self._untold.extend(event for event, _, _ in rows)
+        self._tell()
+
     def _tell(self) -> None:
         """Logs and publishes every applied event not yet told, in the order applied."""
         while self._untold:
             event = self._untold.popleft()
             if isinstance(event, CardDrawn):
                 log.info(describe_card(self.table))
+                if self.table.pack.complete:
+                    loop = asyncio.get_running_loop()
+                    loop.call_soon(self._check_deal, self.table.pack.number)
             elif isinstance(event, Void):
                 dropped = len(self.table.dropped)
                 log.info("void: the last card is taken back (%d entries dropped)", dropped)
@@ -211,8 +240,8 @@ class Daemon:
         nothing has changed. A card entered here is marked as entered by
         hand; a session without a banker gets one drawn at random.
         """
-        if isinstance(event, Alarm):
-            raise Refused("alarm", "alarms are raised by the shoe, not entered")
+        if isinstance(event, Alarm | Integrity):
+            raise Refused("alarm", f"a {event_to_json(event)['type']} is the table's, not entered")
         if isinstance(event, CardDrawn):
             event = CardDrawn(event.card, "hand")
         elif isinstance(event, Session):

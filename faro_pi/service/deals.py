@@ -1,0 +1,67 @@
+"""``faro-pi integrity JOURNAL``: the deal-integrity report of every complete pack in a journal.
+
+Each pack's report is worked out again from the cards as they were dealt (the
+report is a function of the pack's order and the previous pack's alone), and
+set beside the report the daemon journaled at its hock, if it did: the two
+must agree. docs/integrity.md explains each measure.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterator
+from typing import TextIO
+
+from faro_pi.exc import JournalError, Refused
+from faro_pi.game import integrity
+from faro_pi.game.decode import event_from_json
+from faro_pi.game.events import CardDrawn, Integrity
+from faro_pi.game.rules import Table
+from faro_pi.service.journal import Journal
+
+
+def reports(journal: Journal) -> Iterator[tuple[int, integrity.IntegrityReport, Integrity | None]]:
+    """(pack, its report worked out again, the report journaled for it or None), pack by pack."""
+    table, previous, pending = Table(), None, None
+    for entry in journal.rows():
+        if entry.refused is not None:
+            continue
+        try:
+            event = event_from_json(entry.event)
+            table.apply(event)
+        except Refused:
+            continue  # the daemon refuses to start on such a journal; here, read on
+        if isinstance(event, Integrity) and pending is not None and pending[0] == event.pack:
+            yield pending[0], pending[1], event
+            pending = None
+        elif isinstance(event, CardDrawn) and table.pack.complete:
+            if pending is not None:
+                yield *pending, None
+            pending = (table.pack.number, integrity.report(table.pack.exposed, previous))
+            previous = tuple(table.pack.exposed)
+    if pending is not None:
+        yield *pending, None
+
+
+def main(path: str, as_json: bool = False, out: TextIO = sys.stdout) -> int:
+    """Prints each complete pack's findings; exit 1 if any pack is flagged, 2 if unreadable."""
+    try:
+        with Journal.open(path, readonly=True) as journal:
+            found = list(reports(journal))
+    except JournalError as exc:
+        print(f"faro-pi integrity: {exc}", file=sys.stderr)
+        return 2
+    flagged = False
+    for pack, report, journaled in found:
+        flagged |= bool(report.flagged)
+        if as_json:
+            line = {"pack": pack, **report.as_dict(), "journaled": journaled is not None}
+            print(json.dumps(line, sort_keys=True), file=out)
+            continue
+        said = "fair" if not report.flagged else "; ".join(report.flagged)
+        unsaid = "" if journaled is not None else " (no report journaled at its hock)"
+        print(f"pack {pack}: {said}{unsaid}", file=out)
+    if not found:
+        print("no complete pack in this journal", file=out)
+    return 1 if flagged else 0
