@@ -31,6 +31,7 @@ from faro_pi.floor import command
 from faro_pi.floor.config import load_floor_config
 from faro_pi.floor.cursor import Cursor, Mark
 from faro_pi.floor.outbox import Outbox
+from faro_pi.floor.pitboss import PitBoss
 from faro_pi.floor.publisher import Publisher
 from faro_pi.floor.store import Copy, StoreError, copy_path, export_lines
 from faro_pi.floor.wire import decode_row, encode_row, table_topic, topics
@@ -288,6 +289,12 @@ async def table_publishing(folder: Path, url: str, name: str, **more):
             await publisher.close()
 
 
+def copied(boss: PitBoss, daemon) -> bool:
+    """The floor's copy of the daemon's table is as long as its journal."""
+    view = boss.views.get(daemon.config.floor.table)
+    return view is not None and view.copy.head == daemon.journal.count()
+
+
 def deal(daemon, seed: int = 1, packs: int = 1) -> None:
     for event in play(random.Random(seed), SEATS, packs=packs):
         daemon.enter(event)
@@ -300,8 +307,8 @@ def test_a_tables_journal_reaches_the_floors_copy_in_order(tmp_path, broker):
             table_publishing(tmp_path / "t1", broker.url, "t1") as (daemon, publisher),
         ):
             deal(daemon, packs=2)
+            await until(lambda: copied(boss, daemon))
             head = daemon.journal.count()
-            await until(lambda: "t1" in boss.views and boss.views["t1"].copy.head == head)
             view = boss.views["t1"]
             assert view.online is True
             assert view.table.pack.number == daemon.table.pack.number == 2
@@ -366,8 +373,7 @@ def test_a_refused_password_is_one_line_and_the_table_deals_on(
             assert "t1-secret" not in caplog.text and "wrong" not in caplog.text
             assert daemon.table.pack.complete  # the table dealt its pack regardless
             (tmp_path / "t1" / "floor.password").write_text(password("t1") + "\n")
-            head = daemon.journal.count()
-            await until(lambda: "t1" in boss.views and boss.views["t1"].copy.head == head)
+            await until(lambda: copied(boss, daemon))
         assert "connected to the broker" in caplog.text
 
     asyncio.run(scenario())
@@ -402,11 +408,11 @@ def test_a_floor_that_comes_late_asks_for_the_rows_it_never_saw(tmp_path, broker
     async def scenario():
         async with table_publishing(tmp_path / "t1", broker.url, "t1") as (daemon, publisher):
             deal(daemon)
+            await until(lambda: publisher.acked.seq == daemon.journal.count())
             head = daemon.journal.count()
-            await until(lambda: publisher.acked.seq == head)
             await asyncio.sleep(0.6)  # the state after the last row has gone out too
             async with floor_running(tmp_path / "floor", broker) as (boss, _, _):
-                await until(lambda: "t1" in boss.views and boss.views["t1"].copy.head == head)
+                await until(lambda: copied(boss, daemon))
                 balances = dict(boss.views["t1"].table.balances)
         assert "floor: t1: rows 1 to" in caplog.text
         assert "floor: the floor asked for the rows from 1 again" in caplog.text
@@ -462,10 +468,7 @@ async def pit_of_three(tmp_path: Path, broker: Mosquitto):
                 break
         daemons["t3"].enter(Session(("Ann", "Gus"), "Gus"))
         daemons["t3"].submit(Alarm("noread", "the reader saw no card"))
-        heads = {name: daemon.journal.count() for name, daemon in daemons.items()}
-        await until(
-            lambda: all(n in boss.views and boss.views[n].copy.head == h for n, h in heads.items())
-        )
+        await until(lambda: all(copied(boss, daemon) for daemon in daemons.values()))
         yield boss, port, daemons
 
 
@@ -660,16 +663,17 @@ def test_three_tables_copied_whole_through_broker_restarts_and_a_kill_9(tmp_path
                         if step < len(night):
                             await table.enter(http, night[step])
                     await asyncio.sleep(0.01)  # a brisk dealer, so the outages span entries
-                heads = {}
-                for table in tables:
-                    with Journal.open(table.journal(), readonly=True) as journal:
-                        heads[table.name] = journal.count()
 
-                def copied() -> bool:
-                    views = boss.views
-                    return all(n in views and views[n].copy.head == h for n, h in heads.items())
+                def all_copied() -> bool:
+                    for table in tables:
+                        with Journal.open(table.journal(), readonly=True) as journal:
+                            head = journal.count()
+                        view = boss.views.get(table.name)
+                        if view is None or view.copy.head != head:
+                            return False
+                    return True
 
-                await until(copied, timeout=90)
+                await until(all_copied, timeout=90, every=0.2)
             finally:
                 for table in tables:
                     table.stop()

@@ -80,7 +80,6 @@ class Publisher:
         self.outbox: Outbox | None = None
         self.grown = asyncio.Event()
         self.state_due = asyncio.Event()
-        self.connected = False
         self.task: asyncio.Task | None = None
 
     @classmethod
@@ -134,7 +133,6 @@ class Publisher:
                 outage.failed(failure, delay)
             else:
                 delay = backoff.delay()
-            self.connected = False
             await asyncio.sleep(delay)
 
     async def _open(self) -> None:
@@ -168,7 +166,6 @@ class Publisher:
         client = self.broker.client(f"faro-pi-{self.name}", will=will, timeout=5)
         client.pending_calls_threshold = WINDOW + 16
         async with client:
-            self.connected = True
             outage.connected()
             backoff.reset()
             try:
