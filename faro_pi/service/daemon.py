@@ -81,10 +81,27 @@ class Daemon:
         except Refused as exc:
             log.warning("refused %s: %s", short(event), exc)
             return exc
-        self._journal(event)
-        self._untold.append(event)
+        cleared = self._card_clears(event)
+        if cleared is None:
+            self._journal(event)
+        else:
+            try:
+                self.journal.append_all([(event, None, None), (cleared, None, None)])
+            except JournalError as exc:
+                self.fail(exc)
+                raise
+            self._when_quiet()
+        self._untold.extend((event,) if cleared is None else (event, cleared))
         self._tell()
         return None
+
+    def _card_clears(self, event: Event) -> Clear | None:
+        """A card applied clears a standing no-read alarm: the card re-fed has come."""
+        if not isinstance(event, CardDrawn) or not self.has_alarm("noread"):
+            return None
+        cleared = Clear("noread")
+        self.table.apply(cleared)
+        return cleared
 
     def record_reading(
         self, event: Event, seq: int | None = None, gap: Alarm | None = None
@@ -109,9 +126,7 @@ class Daemon:
             self.table.apply(event)
             rows.append((event, None, seq))
             told.append(event)
-            if isinstance(event, CardDrawn) and self.has_alarm("noread"):
-                cleared = Clear("noread")  # the card re-fed after a no-read has come
-                self.table.apply(cleared)
+            if (cleared := self._card_clears(event)) is not None:
                 rows.append((cleared, None, None))
                 told.append(cleared)
         except Refused as exc:
