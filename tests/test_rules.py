@@ -548,8 +548,12 @@ def test_no_weight_is_taken_once_a_balance_nears_the_largest_exact_number():
     from faro_pi.game.rules import BALANCE_GUARD
 
     table = seated("Ann")
-    table.state.balances["Ann"] = BALANCE_GUARD + 1
+    table.state.balances.update(Ann=BALANCE_GUARD - 1, Bank=-(BALANCE_GUARD - 1))
+    bet(table, "Ann", "9", 2)
+    deal(table, "5H", "KD", "9C")  # Ann wins 2: past the guard
+    assert table.balances["Ann"] == BALANCE_GUARD + 1
     refused(table, Bet("Ann", 9, 2), "balance")
+    refused(table, Bet("Ann", 4, 2), "balance")
 
 
 def test_an_integrity_report_belongs_to_the_complete_pack_on_the_table():

@@ -204,11 +204,16 @@ class Table:
             raise Refused(
                 "limit", f"the table's limit is {s.limit:,}: a weight of {weight:,} is over it"
             )
-        if s.balances and max(map(abs, s.balances.values())) > BALANCE_GUARD:
+        if s.past_guard:
             raise Refused(
                 "balance",
                 "a balance is past what the table can keep to the point: close the session",
             )
+
+    def _guard(self) -> None:
+        """Notes, once balances have moved, whether one is past :data:`BALANCE_GUARD`."""
+        s = self.state
+        s.past_guard = max(map(abs, s.balances.values()), default=0) > BALANCE_GUARD
 
     def _bet(self, bet: Bet) -> None:
         self._entrant(bet.player)
@@ -305,6 +310,7 @@ class Table:
                 balances[one.player] += one.delta
                 net += one.delta
             balances[s.banker] -= net
+            self._guard()
         s.pairs.append(Pair(s.pack.number, (n - 1) // 2, loser, winner, tuple(settled)))
 
     def _call(self, call: Call) -> None:
@@ -320,6 +326,7 @@ class Table:
         for one in s.call_results:
             s.balances[one.player] += one.delta
             s.balances[s.banker] -= one.delta
+        self._guard()
         s.calls = []
 
     def _seat(self, session: Session) -> None:

@@ -49,6 +49,8 @@ class TableState:
     """The last complete pack's cards in dealing order, for the next one's integrity report."""
     integrity: Integrity | None = None
     """The report of the last complete pack, once the daemon has journaled it."""
+    past_guard: bool = False
+    """A balance is past the guard (:data:`faro_pi.game.rules.BALANCE_GUARD`): no new weight."""
     limit: int = MAX_WEIGHT
     """The largest weight of one bet or call, from the session (the bank's limit)."""
     nights: tuple[tuple[tuple[str, int], ...], ...] = ()
