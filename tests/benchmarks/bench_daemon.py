@@ -162,17 +162,19 @@ def echo_round_trips(folder: Path, count: int = 300) -> list[float]:
     return times[10:]
 
 
-def cpu_per_card(base: Path, rng: random.Random, packs: int = 5) -> list[float]:
+def cpu_per_card(
+    base: Path, rng: random.Random, leds: str = "74hc595", packs: int = 5
+) -> list[float]:
     """CPU seconds a card over paced packs, with the case keeper on mock pins and the OLED
     rendering (the dummy display), less what the same daemon spends idle over as long."""
     results = []
     for run in range(packs):
-        folder = base / f"outputs{run}"
+        folder = base / f"outputs-{leds}-{run}"
         folder.mkdir()
         config = write_config(folder)
         config.write_text(
             config.read_text()
-            .replace('[leds]\ndriver = "none"', '[leds]\ndriver = "74hc595"')
+            .replace('[leds]\ndriver = "none"', f'[leds]\ndriver = "{leds}"')
             .replace('[display]\ndriver = "none"', '[display]\ndriver = "dummy"')
         )
         child = Child(folder)
@@ -227,6 +229,7 @@ def main() -> None:
         floor.close()
         commit.close()
         per_card = cpu_per_card(base, rng)
+        per_card_oled = cpu_per_card(base, rng, leds="none")
 
         big = base / "big"
         big.mkdir()
@@ -257,6 +260,8 @@ def main() -> None:
     )
     report("the same pty round trip, answered at once", echoes)
     report("CPU a card, bit-banged case keeper, OLED", per_card, "ms", 1e3)
+    report("CPU a card, OLED, no case keeper", per_card_oled, "ms", 1e3)
+    print(f"{'':<48} (the case keeper on SPI adds its bench_case_keeper figure a card)")
     report("start-up to READY=1, new journal", ready, "ms", 1e3)
     report("start-up to READY=1, 10,000-event journal", restarts, "ms", 1e3)
     report("idle CPU, share of one core", idle, "%", 100)
