@@ -48,38 +48,47 @@ class EventStream:
     async def __call__(self, scope, receive, send) -> None:
         console = self.console
         if scope["method"] == "HEAD":
-            await send({"type": "http.response.start", "status": 200, "headers": _STREAM_HEADERS})
+            await send({"type": "http.response.start", "status": 200, "headers": STREAM_HEADERS})
             await send({"type": "http.response.body", "body": b""})
             return
-        client = Client()
-        client.offer(b"retry: 2000\n\n")
-        client.offer(console.render.message(snapshot.state(console.daemon.table, console.version)))
-        console.clients.add(client)
-        listening = asyncio.create_task(_until_gone(receive, client))
-        try:
-            await send({"type": "http.response.start", "status": 200, "headers": _STREAM_HEADERS})
-            while True:
-                try:
-                    async with asyncio.timeout(console.heartbeat):
-                        message = await client.queue.get()
-                except TimeoutError:
-                    message = b": still here\n\n"
-                if message is None:
-                    break
-                await send({"type": "http.response.body", "body": message, "more_body": True})
-            await send({"type": "http.response.body", "body": b"", "more_body": False})
-        except OSError:
-            pass  # the client went away mid-send
-        finally:
-            console.clients.discard(client)
-            listening.cancel()
+        first = console.render.message(snapshot.state(console.daemon.table, console.version))
+        await send_stream(receive, send, first, console.clients, console.heartbeat)
 
 
-_STREAM_HEADERS = [
+STREAM_HEADERS = [
     (b"content-type", b"text/event-stream; charset=utf-8"),
     (b"cache-control", b"no-store"),
     (b"x-accel-buffering", b"no"),
 ]
+
+
+async def send_stream(receive, send, first: bytes, clients: set, heartbeat: float) -> None:
+    """Sends ``first``, then every message offered to the stream's :class:`Client` (which
+    sits in ``clients`` while it is open), with a comment when quiet for ``heartbeat`` seconds;
+    ends when the other side goes or a None is offered. The console and the floor page share
+    it."""
+    client = Client()
+    client.offer(b"retry: 2000\n\n")
+    client.offer(first)
+    clients.add(client)
+    listening = asyncio.create_task(_until_gone(receive, client))
+    try:
+        await send({"type": "http.response.start", "status": 200, "headers": STREAM_HEADERS})
+        while True:
+            try:
+                async with asyncio.timeout(heartbeat):
+                    message = await client.queue.get()
+            except TimeoutError:
+                message = b": still here\n\n"
+            if message is None:
+                break
+            await send({"type": "http.response.body", "body": message, "more_body": True})
+        await send({"type": "http.response.body", "body": b"", "more_body": False})
+    except OSError:
+        pass  # the client went away mid-send
+    finally:
+        clients.discard(client)
+        listening.cancel()
 
 
 async def _until_gone(receive, client: Client) -> None:

@@ -23,6 +23,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from faro_pi.console.stream import Client, send_stream
 from faro_pi.floor.pit import pit
 from faro_pi.floor.pitboss import PitBoss
 from faro_pi.floor.store import StoreError, export_lines
@@ -39,20 +40,6 @@ PUSH_AFTER = 0.05
 HEARTBEAT = 15.0
 """Seconds between comments on a quiet event stream, so proxies keep it open."""
 
-BACKLOG = 4
-"""Pit messages held for one stream; a slow reader loses the oldest, never holds the floor."""
-
-
-class Stream:
-    """One open event stream and its bounded queue of messages."""
-
-    def __init__(self) -> None:
-        self.queue: asyncio.Queue[bytes | None] = asyncio.Queue(BACKLOG)
-
-    def offer(self, message: bytes | None) -> None:
-        if self.queue.full():
-            self.queue.get_nowait()
-        self.queue.put_nowait(message)
 
 
 class FloorPage:
@@ -66,7 +53,7 @@ class FloorPage:
         self.version = 0
         self.summaries: dict[str, dict[str, Any]] = {}
         self.dirty: set[str] = set(boss.views)
-        self.streams: set[Stream] = set()
+        self.streams: set[Client] = set()
         self._push: asyncio.TimerHandle | None = None
         self.app = self._app()
         boss.watchers.append(self.changed)
@@ -180,41 +167,7 @@ class _Events:
         self.page = page
 
     async def __call__(self, scope, receive, send) -> None:
-        stream = Stream()
-        stream.offer(b"retry: 2000\n\n")
-        stream.offer(_event(self.page.pit()))
-        self.page.streams.add(stream)
-        gone = asyncio.create_task(_until_gone(receive, stream))
-        try:
-            await send({"type": "http.response.start", "status": 200, "headers": _HEADERS})
-            while True:
-                try:
-                    async with asyncio.timeout(HEARTBEAT):
-                        message = await stream.queue.get()
-                except TimeoutError:
-                    message = b": still here\n\n"
-                if message is None:
-                    break
-                await send({"type": "http.response.body", "body": message, "more_body": True})
-            await send({"type": "http.response.body", "body": b"", "more_body": False})
-        except OSError:
-            pass  # the browser went away mid-send
-        finally:
-            self.page.streams.discard(stream)
-            gone.cancel()
-
-
-_HEADERS = [
-    (b"content-type", b"text/event-stream; charset=utf-8"),
-    (b"cache-control", b"no-store"),
-    (b"x-accel-buffering", b"no"),
-]
-
-
-async def _until_gone(receive, stream: Stream) -> None:
-    while (await receive())["type"] != "http.disconnect":
-        pass
-    stream.offer(None)
+        await send_stream(receive, send, _event(self.page.pit()), self.page.streams, HEARTBEAT)
 
 
 def _event(body: dict[str, Any]) -> bytes:
