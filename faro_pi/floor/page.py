@@ -41,7 +41,6 @@ HEARTBEAT = 15.0
 """Seconds between comments on a quiet event stream, so proxies keep it open."""
 
 
-
 class FloorPage:
     """The page's routes and streams, fed by the pit boss's changes."""
 
