@@ -151,6 +151,28 @@ class Connection(H11Protocol):
             self._deadline = None
 
 
+def guest_config(app, backlog: int) -> uvicorn.Config:
+    """uvicorn's settings for a page served on the table's (or the floor's) loop: every
+    connection a :class:`Connection`, nothing logged per request, no headers that tell."""
+    return uvicorn.Config(
+        app,
+        # uvicorn warns of every malformed request: any client could fill the log.
+        log_level="error",
+        log_config=None,
+        lifespan="off",
+        access_log=False,
+        http=Connection,
+        backlog=backlog,
+        ws="none",
+        proxy_headers=False,
+        server_header=False,
+        # A Pi has no clock of its own, and a server without a reliable
+        # clock must not send a Date (RFC 9110, 6.6.1).
+        date_header=False,
+        timeout_graceful_shutdown=1,
+    )
+
+
 class GuestServer(uvicorn.Server):
     """A uvicorn server that leaves the signals alone, sleeps until :meth:`stop` and serves
     :class:`Connection` s through a :class:`Door`."""

@@ -150,30 +150,11 @@ class Console:
 
     def start(self, listener: socket.socket) -> None:
         """Serves on ``listener`` (bound and listening already) from a task on this loop."""
-        import uvicorn
 
-        from faro_pi.console.guest import Connection, GuestServer
+        from faro_pi.console.guest import GuestServer, guest_config
 
         self.port = listener.getsockname()[1]
-        self.server = GuestServer(
-            uvicorn.Config(
-                self.app,
-                # uvicorn warns of every malformed request: any client could fill the log.
-                log_level="error",
-                log_config=None,
-                lifespan="off",
-                access_log=False,
-                http=Connection,
-                backlog=PENDING,
-                ws="none",
-                proxy_headers=False,
-                server_header=False,
-                # A Pi has no clock of its own, and a server without a reliable
-                # clock must not send a Date (RFC 9110, 6.6.1).
-                date_header=False,
-                timeout_graceful_shutdown=1,
-            )
-        )
+        self.server = GuestServer(guest_config(self.app, PENDING))
         self._serving = asyncio.create_task(self.server.serve([listener]), name="console")
         self._serving.add_done_callback(self._stopped)
 

@@ -37,6 +37,9 @@ COOKIE = "faro-floor"
 PUSH_AFTER = 0.05
 """Seconds a change waits for others to go out with it: the page gets a burst once."""
 
+BACKLOG = 64
+"""Connections waiting to be accepted: the socket's and uvicorn's alike."""
+
 HEARTBEAT = 15.0
 """Seconds between comments on a quiet event stream, so proxies keep it open."""
 
@@ -199,7 +202,7 @@ def listen(host: str, port: int) -> socket.socket:
     try:
         listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         listener.bind(address)
-        listener.listen(64)
+        listener.listen(BACKLOG)
         listener.setblocking(False)
     except OSError:
         listener.close()
@@ -209,24 +212,10 @@ def listen(host: str, port: int) -> socket.socket:
 
 async def serve_page(page: FloorPage, listener: socket.socket):
     """Serves the page on ``listener`` until cancelled."""
-    import uvicorn
 
-    from faro_pi.console.guest import GuestServer
+    from faro_pi.console.guest import GuestServer, guest_config
 
-    server = GuestServer(
-        uvicorn.Config(
-            page.app,
-            log_level="warning",
-            log_config=None,
-            lifespan="off",
-            access_log=False,
-            http="h11",
-            ws="none",
-            proxy_headers=False,
-            server_header=False,
-            timeout_graceful_shutdown=1,
-        )
-    )
+    server = GuestServer(guest_config(page.app, BACKLOG))
     serving = asyncio.create_task(server.serve([listener]), name="floor page")
     try:
         await asyncio.shield(serving)
