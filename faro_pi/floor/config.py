@@ -9,18 +9,14 @@ from __future__ import annotations
 
 import os
 import tomllib
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, get_args, get_type_hints
+from typing import Any
 
 from faro_pi.exc import ConfigError
 from faro_pi.floor.broker import Broker
 from faro_pi.service.config import TABLE_NAME, broker_address
-from faro_pi.service.config_keys import REQUIRED, Invalid, Key, check, shown
-
-
-def _key(default: object, meaning: str, **rules: Any) -> Any:
-    return field(metadata={"key": Key(default, meaning, **rules)})
+from faro_pi.service.config_keys import REQUIRED, declare, read_section, section_of, shown
 
 
 # fmt: off
@@ -28,36 +24,36 @@ def _key(default: object, meaning: str, **rules: Any) -> Any:
 class BrokerSection:
     """The broker every table sends to."""
 
-    url: str = _key(REQUIRED, "The broker, `mqtt://HOST[:PORT]` or `mqtts://HOST[:PORT]`.")
-    username: str | None = _key(None, "The floor's user at the broker.")
-    password_file: Path | None = _key(None,  # noqa: RUF009 (a field, no default)
-                                      "File holding the floor's password (mode 0600).")
-    ca_file: Path | None = _key(None,  # noqa: RUF009 (a field, no default)
-                                "CA certificate of an `mqtts://` broker; unset: the system's.")
-    prefix: str = _key("faro", "First level of the tables' topics, as in their `floor.prefix`.")
-    client_id: str = _key("faro-pi-floor", "The floor's MQTT client id: the broker keeps what "
-                                           "arrives for it while it is away.")
+    url: str = declare(REQUIRED, "The broker, `mqtt://HOST[:PORT]` or `mqtts://HOST[:PORT]`.")
+    username: str | None = declare(None, "The floor's user at the broker.")
+    password_file: Path | None = declare(None,  # noqa: RUF009 (a field, no default)
+                                         "File holding the floor's password (mode 0600).")
+    ca_file: Path | None = declare(None,  # noqa: RUF009 (a field, no default)
+                                   "CA certificate of an `mqtts://` broker; unset: the system's.")
+    prefix: str = declare("faro", "First level of the tables' topics, as in their `floor.prefix`.")
+    client_id: str = declare("faro-pi-floor", "The floor's MQTT client id: the broker keeps what "
+                                              "arrives for it while it is away.")
 
 
 @dataclass(frozen=True, slots=True)
 class StoreSection:
     """Where the copies are kept."""
 
-    path: Path = _key("/var/lib/faro-pi-floor",  # noqa: RUF009 (a field, no default)
-                      "Folder of the tables' copies, one SQLite file each.")
+    path: Path = declare("/var/lib/faro-pi-floor",  # noqa: RUF009 (a field, no default)
+                         "Folder of the tables' copies, one SQLite file each.")
 
 
 @dataclass(frozen=True, slots=True)
 class PageSection:
     """The floor page."""
 
-    host: str = _key("127.0.0.1", "Address the page listens on; `0.0.0.0` opens it to the "
-                                  "network.")
-    port: int = _key(8078, "TCP port of the page.", low=1, high=65535)
-    token: str | None = _key(None, "Secret the page asks for; unset: made at the first start "
-                                   "and kept in `floor.token` in the store's folder.")
-    console: str = _key("http://{table}.local:8077/",
-                        "Address of a table's console; `{table}` is the table's name.")
+    host: str = declare("127.0.0.1", "Address the page listens on; `0.0.0.0` opens it to the "
+                                     "network.")
+    port: int = declare(8078, "TCP port of the page.", low=1, high=65535)
+    token: str | None = declare(None, "Secret the page asks for; unset: made at the first start "
+                                      "and kept in `floor.token` in the store's folder.")
+    console: str = declare("http://{table}.local:8077/",
+                           "Address of a table's console; `{table}` is the table's name.")
 # fmt: on
 
 
@@ -117,31 +113,7 @@ def load_floor_config(path: str | os.PathLike[str]) -> FloorSettings:
 
 
 def _section(source: str, name: str, cls: type, table: object) -> dict[str, Any]:
-    if not isinstance(table, dict):
-        raise ConfigError(f"{source}: {name}: expected a table [{name}]", name)
-    types = get_type_hints(cls)
-    declared = {f.name: f.metadata["key"] for f in fields(cls)}
-    for key in table:
-        if key not in declared:
-            known = ", ".join(declared)
-            raise ConfigError(f"{source}: {name}.{key}: unknown key (known: {known})", key)
-    values = {}
-    for key, spec in declared.items():
-        kind = types[key]
-        kind = next((arg for arg in get_args(kind) if arg is not type(None)), kind)
-        spec = replace(spec, kind=kind)
-        dotted = f"{name}.{key}"
-        if key in table:
-            try:
-                values[key] = check(spec, table[key])
-            except Invalid as exc:
-                raise ConfigError(f"{source}: {dotted}: {exc}", dotted) from None
-        elif spec.default is REQUIRED:
-            meaning = spec.meaning.rstrip(".")
-            raise ConfigError(f"{source}: {dotted}: required key is missing ({meaning})", dotted)
-        else:
-            values[key] = None if spec.default is None else kind(spec.default)
-    return values
+    return read_section(source, name, section_of(cls), table)
 
 
 def _consoles(source: str, table: object) -> dict[str, str]:

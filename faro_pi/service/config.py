@@ -20,9 +20,9 @@ import os
 import re
 import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, get_args, get_origin, get_type_hints
+from typing import Any, get_type_hints
 from urllib.parse import urlsplit
 
 import msgspec
@@ -32,10 +32,12 @@ from faro_pi.game.profile import MAX_WEIGHT, OPTION_KEYS, PROFILES, Options
 from faro_pi.service.config_keys import (
     REQUIRED,
     Invalid,
-    Key,
+    Section,
     check,
-    kind_name,
+    declare,
+    read_section,
     reference_row,
+    section_of,
     shown,
 )
 from faro_pi.service.config_pins import pin_problem
@@ -44,13 +46,8 @@ PIN_FACTORY_VARIABLE = "GPIOZERO_PIN_FACTORY"
 BCM_PINS = (0, 27)
 
 
-def _key(default: object, meaning: str, **rules: Any) -> Any:
-    """A key, declared as a dataclass field; :data:`SCHEMA` takes its kind from the field's type."""
-    return field(metadata={"key": Key(default, meaning, **rules)})
-
-
 def _pin(default: int, meaning: str, may_disable: bool = False) -> Any:
-    return _key(
+    return declare(
         default, meaning, low=BCM_PINS[0], high=BCM_PINS[1], pin=True, may_disable=may_disable
     )
 
@@ -62,31 +59,32 @@ def _pin(default: int, meaning: str, may_disable: bool = False) -> Any:
 class ReaderConfig:
     """The card reader in the shoe."""
 
-    port: str = _key(REQUIRED,
-                     "Serial port of the card reader in the shoe, e.g. `/dev/faro-reader`.")
-    protocol: str = _key("fsp1", "Line protocol the reader's firmware speaks.",
-                         choices=("fsp1", "plain"))
-    baud: int = _key(115200, "Serial speed in bits per second; must match the firmware.",
-                     choices=(9600, 19200, 38400, 57600, 115200, 230400, 460800))
-    heartbeat_timeout: float = _key(3.5, "Seconds of silence before the reader is reported lost.",
-                                    above=0)
+    port: str = declare(REQUIRED,
+                        "Serial port of the card reader in the shoe, e.g. `/dev/faro-reader`.")
+    protocol: str = declare("fsp1", "Line protocol the reader's firmware speaks.",
+                            choices=("fsp1", "plain"))
+    baud: int = declare(115200, "Serial speed in bits per second; must match the firmware.",
+                        choices=(9600, 19200, 38400, 57600, 115200, 230400, 460800))
+    heartbeat_timeout: float = declare(3.5,
+                                       "Seconds of silence before the reader is reported lost.",
+                                       above=0)
 
 
 @dataclass(frozen=True, slots=True)
 class JournalConfig:
     """Where every table event is kept."""
 
-    path: Path = _key("/var/lib/faro-pi/journal.sqlite3",  # noqa: RUF009 (a field, no default)
-                      "SQLite file of every table event; relative to the config file's folder.")
+    path: Path = declare("/var/lib/faro-pi/journal.sqlite3",  # noqa: RUF009 (a field, no default)
+                         "SQLite file of every table event; relative to the config file's folder.")
 
 
 @dataclass(frozen=True, slots=True)
 class GpioConfig:
     """How gpiozero reaches the pins."""
 
-    pin_factory: str | None = _key(None, "gpiozero pin library; unset lets gpiozero choose. "
-                                         f"`{PIN_FACTORY_VARIABLE}`, if set, overrides it.",
-                                   choices=("lgpio", "rpigpio", "mock"))
+    pin_factory: str | None = declare(None, "gpiozero pin library; unset lets gpiozero choose. "
+                                            f"`{PIN_FACTORY_VARIABLE}`, if set, overrides it.",
+                                      choices=("lgpio", "rpigpio", "mock"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,57 +94,58 @@ class ButtonsConfig:
     signal: int = _pin(17, "BCM pin of the banker's signal button (closes entries).")
     undo: int = _pin(27, "BCM pin of the undo button.")
     new_pack: int = _pin(22, "BCM pin of the new-pack button.")
-    bounce: float = _key(0.03, "Seconds of button debounce; 0 turns it off.", low=0, high=1)
-    undo_hold: float = _key(1.5,
-                            "Seconds undo must be held to void the last card, so a brush can't.",
-                            above=0)
+    bounce: float = declare(0.03, "Seconds of button debounce; 0 turns it off.", low=0, high=1)
+    undo_hold: float = declare(1.5,
+                               "Seconds undo must be held to void the last card, so a brush can't.",
+                               above=0)
 
 
 @dataclass(frozen=True, slots=True)
 class LedsConfig:
     """The case keeper's LEDs behind 74HC595 shift registers (BCM pin numbers)."""
 
-    driver: str = _key("74hc595-spi",
-                       "What drives the case keeper's LEDs: `74hc595-spi` the Pi's SPI0 (data, "
-                       "clock, latch on GPIO 10, 11, 8), `74hc595` the same three GPIOs "
-                       "bit-banged (a board without SPI), `none` if not fitted (frees its pins).",
-                       choices=("74hc595-spi", "74hc595", "none"))
+    driver: str = declare("74hc595-spi",
+                          "What drives the case keeper's LEDs: `74hc595-spi` the Pi's SPI0 (data, "
+                          "clock, latch on GPIO 10, 11, 8), `74hc595` the same three GPIOs "
+                          "bit-banged (a board without SPI), `none` if not fitted "
+                          "(frees its pins).",
+                          choices=("74hc595-spi", "74hc595", "none"))
     data: int = _pin(10, "BCM pin to the shift registers' serial data (SER).")
     clock: int = _pin(11, "BCM pin to the shift registers' shift clock (SRCLK).")
     latch: int = _pin(8, "BCM pin to the shift registers' latch (RCLK).")
     enable: int | None = _pin(18, "BCM pin to output-enable (OE) for brightness and blanking; "
                                   "`false` if OE is tied low.", may_disable=True)
-    brightness: float = _key(1.0, "LED brightness, 0 (dark) to 1 (full); needs `enable`.",
-                             low=0, high=1)
+    brightness: float = declare(1.0, "LED brightness, 0 (dark) to 1 (full); needs `enable`.",
+                                low=0, high=1)
 
 
 @dataclass(frozen=True, slots=True)
 class DisplayConfig:
     """The small status display on I²C."""
 
-    driver: str = _key("ssd1306",
-                       "OLED controller; `none` means no display, `dummy` draws nowhere.",
-                       choices=("ssd1306", "sh1106", "dummy", "none"))
-    i2c_port: int = _key(1, "I²C bus of the display (`/dev/i2c-N`).", low=0)
-    i2c_address: int = _key(0x3C, "I²C address of the display.", low=0x08, high=0x77, hex=True)
-    rotate: int = _key(0, "Display rotation in quarter turns: 0, or 2 if mounted upside down.",
-                       choices=(0, 2))
+    driver: str = declare("ssd1306",
+                          "OLED controller; `none` means no display, `dummy` draws nowhere.",
+                          choices=("ssd1306", "sh1106", "dummy", "none"))
+    i2c_port: int = declare(1, "I²C bus of the display (`/dev/i2c-N`).", low=0)
+    i2c_address: int = declare(0x3C, "I²C address of the display.", low=0x08, high=0x77, hex=True)
+    rotate: int = declare(0, "Display rotation in quarter turns: 0, or 2 if mounted upside down.",
+                          choices=(0, 2))
 
 
 @dataclass(frozen=True, slots=True)
 class ConsoleConfig:
     """The lookout's console, served over HTTP."""
 
-    enabled: bool = _key(True, "Serve the lookout's console.")
-    host: str = _key("127.0.0.1",
-                     "Address the console listens on; `0.0.0.0` opens it to the network.")
-    port: int = _key(8077, "TCP port of the console.", low=1, high=65535)
-    token: str | None = _key(
-        None, "Secret the console asks for; unset: the daemon generates one at start.",
-        secret=True)
-    allowed_hosts: tuple[str, ...] | None = _key(
-        None, "Names the console answers to (a request's `Host`), against DNS rebinding; "
-              "IP addresses always. Unset: `localhost`, the hostname (and `.local`) and `host`.")
+    enabled: bool = declare(True, "Serve the lookout's console.")
+    host: str = declare("127.0.0.1",
+                        "Address the console listens on; `0.0.0.0` opens it to the network.")
+    port: int = declare(8077, "TCP port of the console.", low=1, high=65535)
+    token: str | None = declare(
+           None, "Secret the console asks for; unset: the daemon generates one at start.",
+           secret=True)
+    allowed_hosts: tuple[str, ...] | None = declare(
+           None, "Names the console answers to (a request's `Host`), against DNS rebinding; "
+                 "IP addresses always. Unset: `localhost`, the hostname (and `.local`) and `host`.")
 
 
 _UNSET_OPTION = "Unset: the profile's."
@@ -156,23 +155,23 @@ _UNSET_OPTION = "Unset: the profile's."
 class RulesConfig:
     """The house rules a new session is seated under (docs/rules.md)."""
 
-    profile: str = _key("teaching", "Rules of a session that names none: the teaching rule "
-                                    "card or the 19th-century house.",
-                        choices=("teaching", "house"))
-    table_limit: int = _key(10_000, "The largest weight of one bet or call (the bank's limit).",
-                            low=1, high=MAX_WEIGHT)
-    even_weights: bool | None = _key(None, "Weights must be even. " + _UNSET_OPTION)
-    remove_dead: bool | None = _key(None, "A bet whose ranks are all out comes off. "
-                                          + _UNSET_OPTION)
-    collect_leftovers: bool | None = _key(None, "The bank takes what is left at card 51. "
-                                                + _UNSET_OPTION)
-    high_card: bool | None = _key(None, "The high-card space is on the layout. " + _UNSET_OPTION)
-    combinations: bool | None = _key(None, "Bets on two or four cards. " + _UNSET_OPTION)
-    call_trips: bool | None = _key(None, "Three of a kind is called by colours. "
-                                         + _UNSET_OPTION)
-    cat_hop_pays: int | None = _key(None, "A right cat-hop call pays 1 or 2 to 1. "
-                                          + _UNSET_OPTION, choices=(1, 2))
-    rotate_bank: bool | None = _key(None, "The bank passes on at a shuffle. " + _UNSET_OPTION)
+    profile: str = declare("teaching", "Rules of a session that names none: the teaching rule "
+                                       "card or the 19th-century house.",
+                           choices=("teaching", "house"))
+    table_limit: int = declare(10_000, "The largest weight of one bet or call (the bank's limit).",
+                               low=1, high=MAX_WEIGHT)
+    even_weights: bool | None = declare(None, "Weights must be even. " + _UNSET_OPTION)
+    remove_dead: bool | None = declare(None, "A bet whose ranks are all out comes off. "
+                                             + _UNSET_OPTION)
+    collect_leftovers: bool | None = declare(None, "The bank takes what is left at card 51. "
+                                                   + _UNSET_OPTION)
+    high_card: bool | None = declare(None, "The high-card space is on the layout. " + _UNSET_OPTION)
+    combinations: bool | None = declare(None, "Bets on two or four cards. " + _UNSET_OPTION)
+    call_trips: bool | None = declare(None, "Three of a kind is called by colours. "
+                                            + _UNSET_OPTION)
+    cat_hop_pays: int | None = declare(None, "A right cat-hop call pays 1 or 2 to 1. "
+                                             + _UNSET_OPTION, choices=(1, 2))
+    rotate_bank: bool | None = declare(None, "The bank passes on at a shuffle. " + _UNSET_OPTION)
 
     def options(self) -> Options:
         """The profile's options with the ones set here."""
@@ -184,24 +183,24 @@ class RulesConfig:
 class LogConfig:
     """How much the daemon says."""
 
-    verbose: bool = _key(False, "Log every reader line and button press, not just table events.")
+    verbose: bool = declare(False, "Log every reader line and button press, not just table events.")
 
 
 @dataclass(frozen=True, slots=True)
 class FloorConfig:
     """The floor of tables: the journal streamed to an MQTT broker (docs/floor.md)."""
 
-    broker: str | None = _key(None, "Broker the journal is sent to, `mqtt://HOST[:PORT]` or "
-                                    "`mqtts://HOST[:PORT]`; unset: no floor.")
-    table: str | None = _key(None, "This table's name on the floor (`a-z`, `0-9`, `-`); "
-                                   "needed with `broker`.")
-    username: str | None = _key(None, "User name at the broker; unset: none.")
-    password_file: Path | None = _key(None,  # noqa: RUF009 (a field, no default)
-                                      "File holding the broker's password (mode 0600); "
-                                      "relative to the config file's folder.")
-    ca_file: Path | None = _key(None,  # noqa: RUF009 (a field, no default)
-                                "CA certificate of an `mqtts://` broker; unset: the system's.")
-    prefix: str = _key("faro", "First level of the floor's topics, `PREFIX/TABLE/journal`.")
+    broker: str | None = declare(None, "Broker the journal is sent to, `mqtt://HOST[:PORT]` or "
+                                       "`mqtts://HOST[:PORT]`; unset: no floor.")
+    table: str | None = declare(None, "This table's name on the floor (`a-z`, `0-9`, `-`); "
+                                      "needed with `broker`.")
+    username: str | None = declare(None, "User name at the broker; unset: none.")
+    password_file: Path | None = declare(None,  # noqa: RUF009 (a field, no default)
+                                         "File holding the broker's password (mode 0600); "
+                                         "relative to the config file's folder.")
+    ca_file: Path | None = declare(None,  # noqa: RUF009 (a field, no default)
+                                   "CA certificate of an `mqtts://` broker; unset: the system's.")
+    prefix: str = declare("faro", "First level of the floor's topics, `PREFIX/TABLE/journal`.")
 
     def problem(self) -> tuple[str, str] | None:
         """The first key that does not fit with the others, and why; None when all fit."""
@@ -274,27 +273,7 @@ class Config:
         return pins
 
 
-@dataclass(frozen=True, slots=True)
-class Section:
-    """A ``[table]`` of the file: the dataclass it becomes and its keys in order."""
-
-    cls: type
-    keys: dict[str, Key]
-
-
-def _section(cls: type) -> Section:
-    """A section's keys, read off its dataclass: each field's Key, of the field's type."""
-    types = get_type_hints(cls)
-    keys = {}
-    for declared in fields(cls):
-        kind = types[declared.name]
-        kind = next((arg for arg in get_args(kind) if arg is not type(None)), kind)
-        kind = get_origin(kind) or kind  # tuple[str, ...]: an array of strings
-        keys[declared.name] = replace(declared.metadata["key"], kind=kind)
-    return Section(cls, keys)
-
-
-SCHEMA: dict[str, Section] = {name: _section(cls) for name, cls in get_type_hints(Config).items()}
+SCHEMA: dict[str, Section] = {name: section_of(cls) for name, cls in get_type_hints(Config).items()}
 """Every section of the file, in order, with its keys: what validation and the README follow."""
 
 
@@ -347,32 +326,7 @@ def parse_config(
 
 
 def _read_section(source: str, name: str, table: object) -> dict[str, object]:
-    """The values of one ``[table]``, each checked alone, with the defaults of keys left out."""
-    section = SCHEMA[name]
-    if not isinstance(table, dict):
-        raise ConfigError(
-            f"{source}: {name}: expected a table [{name}], got {kind_name(table)}", name
-        )
-    for key in table:
-        if key not in section.keys:
-            known = ", ".join(section.keys)
-            raise ConfigError(
-                f"{source}: {name}.{key}: unknown key (known: {known})", f"{name}.{key}"
-            )
-    values = {}
-    for key, spec in section.keys.items():
-        dotted = f"{name}.{key}"
-        if key in table:
-            try:
-                values[key] = check(spec, table[key])
-            except Invalid as exc:
-                raise ConfigError(f"{source}: {dotted}: {exc}", dotted) from None
-        elif spec.default is REQUIRED:
-            meaning = spec.meaning.rstrip(".")
-            raise ConfigError(f"{source}: {dotted}: required key is missing ({meaning})", dotted)
-        else:
-            values[key] = None if spec.default is None else spec.kind(spec.default)
-    return values
+    return read_section(source, name, SCHEMA[name], table)
 
 
 def _factory_from(value: str) -> object:

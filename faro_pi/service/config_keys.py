@@ -1,15 +1,20 @@
-"""One key of the config file: what it may hold, how a value is checked, and how it is written.
+"""The keys of a config file: what one may hold, how a value is checked and written, and how a
+section of keys is declared (a dataclass whose fields are :func:`declare` d) and read.
 
 Messages and the README's reference both show values as they would be written
-in TOML, so what the reader of a message sees can be pasted into the file.
+in TOML, so what the reader of a message sees can be pasted into the file. The
+table's configuration and the floor's are declared and read the same way.
 """
 
 from __future__ import annotations
 
 import json
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
+from typing import Any, get_args, get_origin, get_type_hints
+
+from faro_pi.exc import ConfigError
 
 
 class _Required:
@@ -187,3 +192,57 @@ def reference_row(dotted: str, spec: Key) -> str:
         default = f"`{shown(spec.default, spec.hex)}`"
     cells = [f"`{dotted}`", _type_name(spec), default, _allowed(spec), spec.meaning]
     return "| " + " | ".join(cells) + " |"
+
+
+def declare(default: object, meaning: str, **rules: Any) -> Any:
+    """A key, declared as a dataclass field; :data:`SCHEMA` takes its kind from the field's type."""
+    return field(metadata={"key": Key(default, meaning, **rules)})
+
+
+@dataclass(frozen=True, slots=True)
+class Section:
+    """A ``[table]`` of the file: the dataclass it becomes and its keys in order."""
+
+    cls: type
+    keys: dict[str, Key]
+
+
+def section_of(cls: type) -> Section:
+    """A section's keys, read off its dataclass: each field's Key, of the field's type."""
+    types = get_type_hints(cls)
+    keys = {}
+    for declared in fields(cls):
+        kind = types[declared.name]
+        kind = next((arg for arg in get_args(kind) if arg is not type(None)), kind)
+        kind = get_origin(kind) or kind  # tuple[str, ...]: an array of strings
+        keys[declared.name] = replace(declared.metadata["key"], kind=kind)
+    return Section(cls, keys)
+
+
+def read_section(source: str, name: str, section: Section, table: object) -> dict[str, object]:
+    """The values of one ``[table]``, each checked alone, with the defaults of keys left out;
+    the floor's configuration reads its sections with it too."""
+    if not isinstance(table, dict):
+        raise ConfigError(
+            f"{source}: {name}: expected a table [{name}], got {kind_name(table)}", name
+        )
+    for key in table:
+        if key not in section.keys:
+            known = ", ".join(section.keys)
+            raise ConfigError(
+                f"{source}: {name}.{key}: unknown key (known: {known})", f"{name}.{key}"
+            )
+    values = {}
+    for key, spec in section.keys.items():
+        dotted = f"{name}.{key}"
+        if key in table:
+            try:
+                values[key] = check(spec, table[key])
+            except Invalid as exc:
+                raise ConfigError(f"{source}: {dotted}: {exc}", dotted) from None
+        elif spec.default is REQUIRED:
+            meaning = spec.meaning.rstrip(".")
+            raise ConfigError(f"{source}: {dotted}: required key is missing ({meaning})", dotted)
+        else:
+            values[key] = None if spec.default is None else spec.kind(spec.default)
+    return values
