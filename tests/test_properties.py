@@ -133,16 +133,22 @@ def test_events_survive_the_json_round_trip(events):
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(table_events())
 def test_voiding_a_card_at_once_gives_back_the_table_as_it_was_before_it(events):
+    void_each_card_at_once(events, snapshot)
+
+
+def void_each_card_at_once(events, state_of) -> None:
+    """Applies ``events``, voiding each card as it comes and dealing it again: the table
+    after each void is as it was before the card, by ``state_of``."""
     table = Table()
     for event in events:
-        before = snapshot(table)
+        before = state_of(table)
         try:
             table.apply(event)
         except Refused:
             continue
         if type(event) is CardDrawn:
             table.apply(Void(event.card))
-            assert snapshot(table) == before
+            assert state_of(table) == before
             assert table.dropped == []
             table.apply(event)
 
@@ -307,18 +313,7 @@ def test_at_a_house_table_a_refused_entry_changes_nothing_and_money_is_conserved
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(house_table_events())
 def test_at_a_house_table_voiding_a_card_at_once_gives_back_the_table_before_it(events):
-    table = Table()
-    for event in events:
-        before = whole_state(table)
-        try:
-            table.apply(event)
-        except Refused:
-            continue
-        if type(event) is CardDrawn:
-            table.apply(Void(event.card))
-            assert whole_state(table) == before
-            assert table.dropped == []
-            table.apply(event)
+    void_each_card_at_once(events, whole_state)
 
 
 def test_the_house_does_not_call_the_turn_on_three_of_a_kind():

@@ -21,9 +21,11 @@ class Owner:
         self.alarms: list[Alarm] = []
         self.readings: list = []
         self.fail = fail
+        self.alarmed = asyncio.Event()
 
     def submit(self, event):
         if isinstance(event, Alarm):
+            self.alarmed.set()
             self.alarms = [*(a for a in self.alarms if a.kind != event.kind), event]
         elif isinstance(event, Clear):
             self.alarms = [a for a in self.alarms if a.kind != event.kind]
@@ -60,7 +62,7 @@ def test_a_noise_byte_is_no_sign_of_life_and_a_stream_of_it_raises_its_own_alarm
     async def scenario():
         owner = Owner()
         fsp1, _ = shoe(owner, lost_after=0.05)
-        await asyncio.sleep(0.1)  # silence: the lost alarm
+        await asyncio.wait_for(owner.alarmed.wait(), 5)  # silence: the lost alarm
         assert [a.kind for a in owner.alarms] == ["lost"]
         fsp1.received(b"\x00")
         assert [a.kind for a in owner.alarms] == ["lost"]
@@ -105,7 +107,13 @@ def test_a_reading_the_journal_cannot_keep_is_not_acknowledged_and_raises_nothin
 
 
 def test_a_port_that_may_not_be_opened_raises_an_alarm_with_the_fix(monkeypatch):
+    tries = asyncio.Event()
+    count = [0]
+
     def denied(url, **kwargs):
+        count[0] += 1
+        if count[0] == 3:
+            tries.set()
         raise serial.SerialException(13, f"could not open port {url}: [Errno 13] Permission denied")
 
     monkeypatch.setattr(serial, "serial_for_url", denied)
@@ -118,7 +126,7 @@ def test_a_port_that_may_not_be_opened_raises_an_alarm_with_the_fix(monkeypatch)
             why.append(w), said.set()))  # fmt: skip
         port.start()
         await asyncio.wait_for(said.wait(), 5)
-        await asyncio.sleep(0.05)  # more retries: still one alarm
+        await asyncio.wait_for(tries.wait(), 5)  # more tries: still one alarm
         await port.close()
         return why
 
