@@ -98,8 +98,8 @@ def _replay(args: argparse.Namespace) -> int:
 
 def _config(args: argparse.Namespace):
     """The validated configuration, or None after printing its one-line error."""
+    from faro_pi.config import load_config
     from faro_pi.exc import ConfigError
-    from faro_pi.service.config import load_config
 
     try:
         return load_config(args.config)

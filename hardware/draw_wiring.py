@@ -1,7 +1,7 @@
 """The wiring diagram, drawn from the code: ``python -m hardware.draw_wiring`` writes wiring.svg.
 
 Every pin in the picture comes from the daemon's own tables: the BCM pins are
-the defaults of :mod:`faro_pi.service.config`, the shift-register signals and which
+the defaults of :mod:`faro_pi.config`, the shift-register signals and which
 output lights which card are :mod:`faro_pi.devices.wiring`'s, and the header's
 physical pin numbers are gpiozero's data for the 40-pin header (the same on
 the Raspberry Pi 4, 5 and Zero 2 W). Change any of them and the picture
@@ -20,9 +20,9 @@ from pathlib import Path
 from typing import NamedTuple
 from xml.sax.saxutils import escape
 
+from faro_pi.config import Config, parse_config
 from faro_pi.devices import wiring
 from faro_pi.game.cards import RANKS, SUIT_SYMBOLS, SUITS
-from faro_pi.service.config import Config, parse_config
 
 OUT = Path(__file__).with_name("wiring.svg")
 
@@ -259,7 +259,7 @@ def render(config: Config | None = None) -> str:
     svg.text(
         30,
         62,
-        "Drawn by hardware/draw_wiring.py from the defaults in faro_pi/service/config.py and the "
+        "Drawn by hardware/draw_wiring.py from the defaults in faro_pi/config/__init__.py and the "
         "table in faro_pi/devices/wiring.py. Pins are BCM GPIO numbers; circled numbers are "
         "header pins.",
         size=12,

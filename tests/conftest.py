@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from faro_pi.service.config import load_config
+from faro_pi.config import load_config
 from faro_pi.service.daemon import Daemon
 from faro_pi.service.serve import serve
 from faro_pi.virtual.reader import VirtualReader

@@ -12,8 +12,8 @@ import asyncio
 import logging
 import sys
 
+from faro_pi.config import load_config
 from faro_pi.floor.publisher import Publisher
-from faro_pi.service.config import load_config
 from faro_pi.service.serve import serve
 
 

@@ -40,7 +40,7 @@ VIRTUAL_MAY_IMPORT = (
     "faro_pi.shoe.fsp1",
     "faro_pi.shoe.fsp1_reader",
     "faro_pi.devices.wiring",
-    "faro_pi.service.config",
+    "faro_pi.config",
 )
 """Simulated hardware is built from what describes the hardware (the fsp1 protocol, the
 board's wiring, the config's pins), never from the code that drives it, so the simulator

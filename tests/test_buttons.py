@@ -13,10 +13,10 @@ import time
 import pytest
 from gpiozero.pins.mock import MockFactory
 
+from faro_pi.config import ButtonsConfig
 from faro_pi.devices import buttons as buttons_module
 from faro_pi.devices import gpiochip
 from faro_pi.devices.buttons import ShoeButtons
-from faro_pi.service.config import ButtonsConfig
 from tests.test_idle import wakes
 
 HOLD = 0.05

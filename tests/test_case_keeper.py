@@ -15,6 +15,7 @@ from gpiozero.pins.mock import MockFactory
 from hypothesis import given
 from hypothesis import strategies as st
 
+from faro_pi.config import LedsConfig
 from faro_pi.devices import Output
 from faro_pi.devices.case_keeper import (
     STILL,
@@ -49,7 +50,6 @@ from faro_pi.exc import FaroError
 from faro_pi.game.cards import DECK, RANKS, SUITS, parse_card
 from faro_pi.game.events import Alarm, Bet, CardDrawn, Clear, Lock, Session, Shuffle, Void
 from faro_pi.game.rules import Table
-from faro_pi.service.config import LedsConfig
 from faro_pi.virtual.chain import VirtualChain, watched_factory
 from tests.fake_lgpio import Lgpio, pi_factory
 

@@ -8,8 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from faro_pi.exc import ConfigError, FaroError
-from faro_pi.service.config import (
+from faro_pi.config import (
     PIN_FACTORY_VARIABLE,
     REQUIRED,
     SCHEMA,
@@ -18,7 +17,8 @@ from faro_pi.service.config import (
     parse_config,
     reference_markdown,
 )
-from faro_pi.service.config_pins import pin_problem, spi_driver
+from faro_pi.config.pins import pin_problem, spi_driver
+from faro_pi.exc import ConfigError, FaroError
 
 EXAMPLE = Path(__file__).parent.parent / "faro_pi" / "config.example.toml"
 MINIMAL = '[reader]\nport = "/dev/faro-reader"\n'

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from faro_pi.service.config import load_config
+from faro_pi.config import load_config
 from faro_pi.service.journal import Journal
 from faro_pi.service.systemd import Notifier
 

@@ -31,6 +31,7 @@ from luma.core.interface.serial import i2c
 from luma.oled.device import sh1106, ssd1306
 from PIL import Image, ImageChops, ImageDraw, ImageFont, features
 
+from faro_pi.config import DisplayConfig
 from faro_pi.devices import Output
 from faro_pi.devices.oled import aileron
 from faro_pi.devices.oled import display as display_module
@@ -42,7 +43,6 @@ from faro_pi.game.cards import DECK, parse_card, parse_rank
 from faro_pi.game.demo import play
 from faro_pi.game.events import LOCK, SHUFFLE, Alarm, Bet, Call, CardDrawn, Clear, Session
 from faro_pi.game.rules import Table
-from faro_pi.service.config import DisplayConfig
 from faro_pi.virtual.oled import VirtualOled
 from tests import oled_face
 

@@ -19,9 +19,9 @@ from gpiozero import Button
 from gpiozero.pins.mock import MockFactory
 
 from faro_pi import cli, doctor
+from faro_pi.config import load_config
 from faro_pi.doctor.buses import i2c_speed_check, spi_check
 from faro_pi.game.events import Session
-from faro_pi.service.config import load_config
 from faro_pi.service.journal import Journal
 from faro_pi.virtual.reader import VirtualReader
 from tests.conftest import running_table, until

@@ -262,7 +262,7 @@ def test_every_card_reaches_the_hosts_parser_once_and_in_order_though_acks_are_l
 def test_a_pack_from_the_firmware_to_the_daemons_journal_over_a_lossy_line(tmp_path):
     from gpiozero.pins.mock import MockFactory
 
-    from faro_pi.service.config import load_config
+    from faro_pi.config import load_config
     from faro_pi.service.serve import serve
 
     write_config(tmp_path)

@@ -26,6 +26,7 @@ import aiomqtt
 import httpx
 import pytest
 
+from faro_pi.config import load_config, parse_config
 from faro_pi.exc import ConfigError
 from faro_pi.floor import command
 from faro_pi.floor.config import load_floor_config
@@ -39,7 +40,6 @@ from faro_pi.game.cards import DECK
 from faro_pi.game.demo import play
 from faro_pi.game.events import SHUFFLE, Alarm, CardDrawn, Session, event_to_json
 from faro_pi.service import export as table_export
-from faro_pi.service.config import load_config, parse_config
 from faro_pi.service.journal import Journal
 from tests.broker import FLOOR_USER, Mosquitto, free_port
 from tests.conftest import running_table, write_config

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from faro_pi.config import load_config
 from faro_pi.devices import wiring as case_wiring
 from faro_pi.game.cards import DECK, SUIT_SYMBOLS
-from faro_pi.service.config import load_config
 from hardware import card_codes
 from hardware import draw_wiring as wiring
 

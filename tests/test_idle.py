@@ -16,12 +16,12 @@ from pathlib import Path
 
 import pytest
 
+from faro_pi.config import ButtonsConfig, DisplayConfig, LedsConfig
 from faro_pi.devices.buttons import ShoeButtons
 from faro_pi.devices.case_keeper import CaseKeeper
 from faro_pi.devices.oled.display import TableDisplay
 from faro_pi.game.events import Session
 from faro_pi.game.rules import Table
-from faro_pi.service.config import ButtonsConfig, DisplayConfig, LedsConfig
 from faro_pi.virtual.chain import watched_factory
 from faro_pi.virtual.oled import VirtualOled
 

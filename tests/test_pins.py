@@ -7,11 +7,11 @@ from importlib.metadata import EntryPoint
 import pytest
 from gpiozero.pins.mock import MockFactory
 
+from faro_pi.config import SCHEMA
 from faro_pi.devices import pins
 from faro_pi.devices.pins import GROUP, factory_name, pin_factory
 from faro_pi.devices.wiring import spi_clashes
 from faro_pi.exc import FaroError
-from faro_pi.service.config import SCHEMA
 
 
 def test_no_name_lets_gpiozero_choose():

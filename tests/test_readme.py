@@ -13,7 +13,7 @@ import sys
 import time
 from pathlib import Path
 
-from faro_pi.service.config import reference_markdown
+from faro_pi.config import reference_markdown
 
 ROOT = Path(__file__).parent.parent
 README = ROOT / "README.md"

@@ -16,7 +16,7 @@ import logging
 import socket
 import time
 
-from faro_pi.service.config import ConsoleConfig
+from faro_pi.config import ConsoleConfig
 
 log = logging.getLogger("faro_pi")
 

@@ -27,6 +27,7 @@ import socket
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from faro_pi.config import Config
 from faro_pi.console import state as snapshot
 from faro_pi.console.hosts import allowed_names
 from faro_pi.console.openapi import openapi
@@ -36,7 +37,6 @@ from faro_pi.console.token import TOKEN_FILE, console_token, token_path
 from faro_pi.exc import JournalError, Refused
 from faro_pi.game.decode import event_from_json
 from faro_pi.game.events import event_to_json
-from faro_pi.service.config import Config
 
 if TYPE_CHECKING:
     from faro_pi.console.guest import GuestServer

@@ -14,8 +14,8 @@ import os
 import secrets
 from pathlib import Path
 
-from faro_pi.service.config import Config, ConsoleConfig
-from faro_pi.service.config_keys import secret_problem
+from faro_pi.config import Config, ConsoleConfig
+from faro_pi.config.keys import secret_problem
 
 log = logging.getLogger("faro_pi")
 

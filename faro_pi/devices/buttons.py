@@ -22,10 +22,10 @@ import threading
 import warnings
 from collections.abc import Callable
 
+from faro_pi.config import ButtonsConfig
 from faro_pi.devices.gpiochip import Edge, LineEvents, request_lines
 from faro_pi.devices.pins import factory_name
 from faro_pi.exc import FaroError
-from faro_pi.service.config import ButtonsConfig
 
 log = logging.getLogger("faro_pi")
 

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from gpiozero import DigitalOutputDevice, PWMOutputDevice
 from gpiozero.exc import GPIOZeroError, PinPWMUnsupported
 
+from faro_pi.config import LedsConfig
 from faro_pi.devices.shift_registers import DRIVERS, ShiftRegisters, SPIShiftRegisters
 from faro_pi.devices.wiring import ALL_LIT, frame_bytes
 from faro_pi.exc import FaroError
@@ -35,7 +36,6 @@ from faro_pi.game.cards import RANKS, SUITS, Card
 from faro_pi.game.events import Alarm, CardDrawn, Clear, Event, Shuffle, Void
 from faro_pi.game.pack import PAIR_SETTLED, Stage
 from faro_pi.game.rules import Table
-from faro_pi.service.config import LedsConfig
 
 log = logging.getLogger("faro_pi")
 

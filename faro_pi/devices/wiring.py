@@ -62,7 +62,7 @@ class Role(NamedTuple):
     """What one of the Pi's pins does to the chain, and the config key that names it."""
 
     key: str
-    """Field of :class:`~faro_pi.service.config.LedsConfig` (``leds.KEY`` in the file)."""
+    """Field of :class:`~faro_pi.config.LedsConfig` (``leds.KEY`` in the file)."""
     signal: str
     """The 74HC595 input it drives (on every register)."""
     chip_pin: int
@@ -102,7 +102,7 @@ SPI0_PINS: dict[int, str] = {7: "CE1", 8: "CE0", 9: "MISO", 10: "MOSI", 11: "SCL
 
 def spi_clashes(pins: Mapping[str, int]) -> list[tuple[str, str]]:
     """Why SPI0 cannot drive the chain on ``pins`` (``"leds.data"`` → BCM, as
-    :meth:`~faro_pi.service.config.Config.pins` gives them): ``(key, reason)`` pairs.
+    :meth:`~faro_pi.config.Config.pins` gives them): ``(key, reason)`` pairs.
 
     SER, SRCLK and RCLK must be SPI0's MOSI, SCLK and CE0, and no other key may
     use a pin of SPI0: with SPI on, the kernel holds all five.

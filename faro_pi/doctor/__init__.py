@@ -34,6 +34,8 @@ from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import TextIO
 
+from faro_pi.config import Config, load_config
+from faro_pi.config.pins import spi_driver
 from faro_pi.devices.pins import factory_name
 from faro_pi.devices.wiring import ROLES, SPI0_PINS
 from faro_pi.doctor.buses import SPI_OFF, i2c_speed_check, spi_check
@@ -41,8 +43,6 @@ from faro_pi.doctor.check import SERVICE_STOPPED, Check, one_line, verdicts
 from faro_pi.doctor.daemon import pins_beside, reader_beside, running_daemon
 from faro_pi.doctor.reader import check_reader
 from faro_pi.exc import ConfigError, JournalError
-from faro_pi.service.config import Config, load_config
-from faro_pi.service.config_pins import spi_driver
 
 READER_TIMEOUT = 5.0
 """Seconds to wait for the reader's first frame (it sends a heartbeat every second)."""

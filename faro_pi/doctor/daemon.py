@@ -16,9 +16,9 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from faro_pi.config import Config
 from faro_pi.console.client import ask, console_url
 from faro_pi.doctor.check import Check, verdicts
-from faro_pi.service.config import Config
 
 PROC_LOCKS = Path("/proc/locks")
 """Every lock on the machine with its holder's pid; reading it takes none."""

@@ -10,8 +10,8 @@ import errno
 import os
 import time
 
+from faro_pi.config import Config
 from faro_pi.doctor.check import SERVICE_STOPPED, Check, one_line, verdicts
-from faro_pi.service.config import Config
 
 
 def check_reader(config: Config, timeout: float) -> Check:

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import aiomqtt
 
-from faro_pi.service.config import broker_address
+from faro_pi.config import broker_address
 
 log = logging.getLogger("faro_pi")
 

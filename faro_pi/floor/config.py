@@ -1,6 +1,6 @@
 """The floor's configuration: ``faro-pi floor --config floor.toml``, checked once at start.
 
-Its keys are declared and checked as the table's are (:mod:`faro_pi.service.config_keys`);
+Its keys are declared and checked as the table's are (:mod:`faro_pi.config.keys`);
 ``[consoles]`` alone is free-form: each table's name and the address of its console,
 for the tables whose address the ``page.console`` pattern does not give.
 """
@@ -13,10 +13,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from faro_pi.config import TABLE_NAME, broker_address
+from faro_pi.config.keys import REQUIRED, declare, read_section, section_of, shown
 from faro_pi.exc import ConfigError
 from faro_pi.floor.broker import Broker
-from faro_pi.service.config import TABLE_NAME, broker_address
-from faro_pi.service.config_keys import REQUIRED, declare, read_section, section_of, shown
 
 
 # fmt: off

@@ -11,9 +11,9 @@ import ssl
 
 import aiomqtt
 
+from faro_pi.config import Config
 from faro_pi.doctor.check import Check, one_line, verdicts
 from faro_pi.floor.broker import Broker, why
-from faro_pi.service.config import Config
 
 
 def broker_check(config: Config, timeout: float = 5.0) -> Check:

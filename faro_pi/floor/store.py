@@ -23,8 +23,8 @@ import time
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
+from faro_pi.config import TABLE_NAME
 from faro_pi.floor.wire import Row
-from faro_pi.service.config import TABLE_NAME
 from faro_pi.service.export import export_line
 from faro_pi.service.journal import Entry
 

@@ -22,7 +22,7 @@ from typing import Annotated, Any, NamedTuple
 
 import msgspec
 
-from faro_pi.service.config import TABLE_NAME
+from faro_pi.config import TABLE_NAME
 
 ONLINE, OFFLINE = b"online", b"offline"
 

@@ -14,6 +14,7 @@ import random
 from collections import deque
 from collections.abc import Callable
 
+from faro_pi.config import Config
 from faro_pi.devices import Output
 from faro_pi.exc import JournalError, Refused
 from faro_pi.game import integrity
@@ -33,7 +34,6 @@ from faro_pi.game.events import (
 )
 from faro_pi.game.profile import DEFAULT_PROFILE, PROFILES
 from faro_pi.game.rules import Table
-from faro_pi.service.config import Config
 from faro_pi.service.journal import Journal
 from faro_pi.service.logline import describe_card, short
 from faro_pi.service.restore import keep_resume_point, restore

@@ -15,8 +15,8 @@ import os
 import signal
 from collections.abc import Callable, Mapping
 
+from faro_pi.config import Config
 from faro_pi.exc import FaroError
-from faro_pi.service.config import Config
 from faro_pi.service.daemon import Daemon
 from faro_pi.service.journal import Journal
 from faro_pi.service.systemd import Notifier

@@ -17,10 +17,10 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from faro_pi.config import load_config
 from faro_pi.exc import FaroError, Refused
 from faro_pi.game.decode import event_from_json
 from faro_pi.game.events import Alarm, CardDrawn
-from faro_pi.service.config import load_config
 from faro_pi.sim import faults
 from faro_pi.sim import scenario as scenarios
 from faro_pi.virtual.reader import VirtualReader

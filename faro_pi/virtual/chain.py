@@ -23,8 +23,8 @@ from typing import NamedTuple
 from gpiozero.pins import SPI
 from gpiozero.pins.mock import MockFactory, MockPWMPin
 
+from faro_pi.config import SCHEMA, LedsConfig
 from faro_pi.devices.wiring import CHAIN, ROLES, grid, outputs_frame
-from faro_pi.service.config import SCHEMA, LedsConfig
 
 _FULL = (1 << CHAIN) - 1
 HISTORY = 1024

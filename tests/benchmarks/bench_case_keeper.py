@@ -27,6 +27,7 @@ import random
 import time
 from pathlib import Path
 
+from faro_pi.config import ButtonsConfig, DisplayConfig, LedsConfig
 from faro_pi.devices.buttons import ShoeButtons
 from faro_pi.devices.case_keeper import CaseKeeper
 from faro_pi.devices.oled.display import TableDisplay
@@ -34,7 +35,6 @@ from faro_pi.devices.wiring import ALL_LIT
 from faro_pi.game.cards import DECK
 from faro_pi.game.events import CardDrawn, Session, Shuffle
 from faro_pi.game.rules import Table
-from faro_pi.service.config import ButtonsConfig, DisplayConfig, LedsConfig
 from faro_pi.virtual.chain import watched_factory
 from faro_pi.virtual.oled import VirtualOled
 from tests.benchmarks.figures import percentile, report

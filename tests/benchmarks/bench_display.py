@@ -24,13 +24,13 @@ from unittest import mock
 from luma.core.interface.serial import i2c
 from luma.oled.device import sh1106, ssd1306
 
+from faro_pi.config import DisplayConfig
 from faro_pi.devices.oled.display import TableDisplay
 from faro_pi.devices.oled.flush import SH1106, SSD1306
 from faro_pi.devices.oled.screens import render, view
 from faro_pi.game.demo import play
 from faro_pi.game.events import CardDrawn
 from faro_pi.game.rules import Table
-from faro_pi.service.config import DisplayConfig
 from faro_pi.virtual.oled import VirtualOled
 from tests.benchmarks.figures import percentile, report
 

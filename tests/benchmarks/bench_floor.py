@@ -147,7 +147,7 @@ import asyncio, json, random, sys, time
 from pathlib import Path
 from faro_pi.floor.publisher import Publisher
 from faro_pi.game.demo import play
-from faro_pi.service.config import load_config
+from faro_pi.config import load_config
 from faro_pi.service.daemon import Daemon
 from faro_pi.service.journal import Journal
 

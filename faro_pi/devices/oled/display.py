@@ -25,10 +25,10 @@ import luma.core.error
 from luma.core.device import dummy
 from luma.core.interface.serial import i2c
 
+from faro_pi.config import DisplayConfig
 from faro_pi.devices.oled import screens
 from faro_pi.devices.oled.flush import DRIVERS
 from faro_pi.game.rules import Table
-from faro_pi.service.config import DisplayConfig
 
 log = logging.getLogger("faro_pi.devices.oled.display")
 

@@ -1,7 +1,7 @@
 """The Pi's pins a config may not give a key: the board's own, the display's bus, SPI0's.
 
 Each rule depends on more than one key, so they are checked once the whole file is read
-(:func:`pin_problem`, from :func:`faro_pi.service.config.parse_config`), each refusal one
+(:func:`pin_problem`, from :func:`faro_pi.config.parse_config`), each refusal one
 line naming the key, the pin and whose it is:
 
 - GPIO 0 and 1 always: they are the bus of the HAT ID EEPROM, which the firmware reads at
@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 from faro_pi.devices.wiring import spi_clashes
 
 if TYPE_CHECKING:
-    from faro_pi.service.config import Config
+    from faro_pi.config import Config
 
 HAT_EEPROM = {0: "ID_SD", 1: "ID_SC"}
 """BCM pins of the HAT ID EEPROM's I²C bus, by their name on the header."""

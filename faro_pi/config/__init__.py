@@ -27,9 +27,7 @@ from urllib.parse import urlsplit
 
 import msgspec
 
-from faro_pi.exc import ConfigError
-from faro_pi.game.profile import MAX_WEIGHT, OPTION_KEYS, PROFILES, Options
-from faro_pi.service.config_keys import (
+from faro_pi.config.keys import (
     REQUIRED,
     Invalid,
     Section,
@@ -40,7 +38,9 @@ from faro_pi.service.config_keys import (
     section_of,
     shown,
 )
-from faro_pi.service.config_pins import pin_problem
+from faro_pi.config.pins import pin_problem
+from faro_pi.exc import ConfigError
+from faro_pi.game.profile import MAX_WEIGHT, OPTION_KEYS, PROFILES, Options
 
 PIN_FACTORY_VARIABLE = "GPIOZERO_PIN_FACTORY"
 BCM_PINS = (0, 27)
@@ -342,7 +342,7 @@ def _factory_from(value: str) -> object:
 
 def _check_together(source: str, config: Config) -> None:
     """What no key can check alone: dimming needs OE wired, no pin serves two keys nor one
-    the board, the display or SPI0 holds (:mod:`.config_pins`), and the floor's keys fit."""
+    the board, the display or SPI0 holds (:mod:`.pins`), and the floor's keys fit."""
     leds = config.leds
     if leds.driver != "none" and leds.enable is None and leds.brightness != 1:
         raise ConfigError(
