@@ -2,7 +2,7 @@
 
 Every pin in the picture comes from the daemon's own tables: the BCM pins are
 the defaults of :mod:`faro_pi.config`, the shift-register signals and which
-output lights which card are :mod:`faro_pi.devices.wiring`'s, and the header's
+output lights which card are :mod:`faro_pi.board`'s, and the header's
 physical pin numbers are gpiozero's data for the 40-pin header (the same on
 the Raspberry Pi 4, 5 and Zero 2 W). Change any of them and the picture
 changes; a test redraws it and compares it with the committed file.
@@ -20,8 +20,8 @@ from pathlib import Path
 from typing import NamedTuple
 from xml.sax.saxutils import escape
 
+from faro_pi import board as wiring
 from faro_pi.config import Config, parse_config
-from faro_pi.devices import wiring
 from faro_pi.game.cards import RANKS, SUIT_SYMBOLS, SUITS
 
 OUT = Path(__file__).with_name("wiring.svg")
@@ -29,7 +29,7 @@ OUT = Path(__file__).with_name("wiring.svg")
 PI4B = 0xC03111
 """A board revision whose 40-pin header gpiozero describes (all current Pis share it)."""
 
-I2C_PINS = {"SDA": 2, "SCL": 3}
+I2C_PINS = {signal: bcm for bcm, signal in wiring.I2C_BUS_1.items()}
 """I²C bus 1 (/dev/i2c-1) is fixed to these BCM pins."""
 
 LED_RESISTOR = 390
@@ -260,7 +260,7 @@ def render(config: Config | None = None) -> str:
         30,
         62,
         "Drawn by hardware/draw_wiring.py from the defaults in faro_pi/config/__init__.py and the "
-        "table in faro_pi/devices/wiring.py. Pins are BCM GPIO numbers; circled numbers are "
+        "table in faro_pi/board.py. Pins are BCM GPIO numbers; circled numbers are "
         "header pins.",
         size=12,
         colour="#555",

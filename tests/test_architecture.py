@@ -39,7 +39,7 @@ VIRTUAL_MAY_IMPORT = (
     "faro_pi.exc",
     "faro_pi.shoe.fsp1",
     "faro_pi.shoe.fsp1_reader",
-    "faro_pi.devices.wiring",
+    "faro_pi.board",
     "faro_pi.config",
 )
 """Simulated hardware is built from what describes the hardware (the fsp1 protocol, the

@@ -15,6 +15,21 @@ from gpiozero.pins.mock import MockFactory
 from hypothesis import given
 from hypothesis import strategies as st
 
+from faro_pi.board import (
+    ALL_LIT,
+    CASE_KEEPER,
+    CHAIN,
+    OUTPUTS,
+    PLACES,
+    REGISTERS,
+    ROLES,
+    SHIFT_ORDER,
+    SPARE,
+    bytes_frame,
+    frame_bytes,
+    grid,
+    outputs_frame,
+)
 from faro_pi.config import LedsConfig
 from faro_pi.devices import Output
 from faro_pi.devices.case_keeper import (
@@ -31,21 +46,6 @@ from faro_pi.devices.case_keeper import (
     steady_frame,
 )
 from faro_pi.devices.shift_registers import SPI_HZ
-from faro_pi.devices.wiring import (
-    ALL_LIT,
-    CASE_KEEPER,
-    CHAIN,
-    OUTPUTS,
-    PLACES,
-    REGISTERS,
-    ROLES,
-    SHIFT_ORDER,
-    SPARE,
-    bytes_frame,
-    frame_bytes,
-    grid,
-    outputs_frame,
-)
 from faro_pi.exc import FaroError
 from faro_pi.game.cards import DECK, RANKS, SUITS, parse_card
 from faro_pi.game.events import Alarm, Bet, CardDrawn, Clear, Lock, Session, Shuffle, Void

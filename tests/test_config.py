@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from faro_pi.board import CHAIN_DRIVERS, spi_driver
 from faro_pi.config import (
     PIN_FACTORY_VARIABLE,
     REQUIRED,
@@ -17,7 +18,8 @@ from faro_pi.config import (
     parse_config,
     reference_markdown,
 )
-from faro_pi.config.pins import pin_problem, spi_driver
+from faro_pi.config.pins import pin_problem
+from faro_pi.devices.shift_registers import DRIVERS, SPIShiftRegisters
 from faro_pi.exc import ConfigError, FaroError
 
 EXAMPLE = Path(__file__).parent.parent / "faro_pi" / "config.example.toml"
@@ -398,6 +400,14 @@ def test_spi0s_pins_are_checked_only_with_an_spi_driver():
         'GPIO 7 is SPI0 CE1, which the kernel holds while SPI is on (leds.driver = "74hc595-spi")',
     )
     assert spi_driver("74hc595-spi") and not spi_driver("74hc595") and not spi_driver("none")
+
+
+def test_the_chains_drivers_are_named_as_the_install_reads_them():
+    """``hardware/install.sh`` turns SPI on for a driver whose name ends in ``-spi``; the
+    board's table of drivers, the drivers themselves and the config's choices agree with it."""
+    assert {name: name.endswith("-spi") for name in CHAIN_DRIVERS} == CHAIN_DRIVERS
+    assert {name: cls is SPIShiftRegisters for name, cls in DRIVERS.items()} == CHAIN_DRIVERS
+    assert set(SCHEMA["leds"].keys["driver"].choices) == {*CHAIN_DRIVERS, "none"}
 
 
 @pytest.mark.parametrize("driver", SPI_DRIVERS)

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from faro_pi import board
 from faro_pi.config import load_config
-from faro_pi.devices import wiring as case_wiring
 from faro_pi.game.cards import DECK, SUIT_SYMBOLS
 from hardware import card_codes
 from hardware import draw_wiring as wiring
@@ -77,10 +77,10 @@ def test_the_wiring_diagram_shows_every_pin_and_every_cards_led():
     for key, bcm in config.pins().items():
         assert f"GPIO{bcm} {key.split('.')[1]}" in texts, key
     for card in DECK:
-        register, q = case_wiring.PLACES[card.index]
+        register, q = board.PLACES[card.index]
         rank = card.code[:-1]
         assert f"{rank}{SUIT_SYMBOLS[card.suit]}  R{register} Q{q}" in texts
-    for role in case_wiring.ROLES:
+    for role in board.ROLES:
         assert any(text.startswith(role.signal) for text in texts), role.signal
 
 
@@ -247,8 +247,8 @@ def test_the_drawing_numbers_every_registers_pins_and_shows_its_resistors():
     its resistor, and RCLK and OE their pull-ups."""
     root, texts = drawing()
     for q, pin in enumerate((15, 1, 2, 3, 4, 5, 6, 7)):
-        assert texts.count(f"Q{q} {pin}") == case_wiring.REGISTERS
-    assert texts.count("SRCLR 10") == case_wiring.REGISTERS
+        assert texts.count(f"Q{q} {pin}") == board.REGISTERS
+    assert texts.count("SRCLR 10") == board.REGISTERS
     assert f"{wiring.LED_RESISTOR} Ω" in texts
     # a resistor (a small white box) on every LED's wire, and on the four other lines
     boxes = [

@@ -7,10 +7,10 @@ from importlib.metadata import EntryPoint
 import pytest
 from gpiozero.pins.mock import MockFactory
 
+from faro_pi.board import spi_clashes
 from faro_pi.config import SCHEMA
 from faro_pi.devices import pins
 from faro_pi.devices.pins import GROUP, factory_name, pin_factory
-from faro_pi.devices.wiring import spi_clashes
 from faro_pi.exc import FaroError
 
 

@@ -27,6 +27,7 @@ from urllib.parse import urlsplit
 
 import msgspec
 
+from faro_pi.board import CHAIN_DRIVERS
 from faro_pi.config.keys import (
     REQUIRED,
     Invalid,
@@ -109,7 +110,7 @@ class LedsConfig:
                           "clock, latch on GPIO 10, 11, 8), `74hc595` the same three GPIOs "
                           "bit-banged (a board without SPI), `none` if not fitted "
                           "(frees its pins).",
-                          choices=("74hc595-spi", "74hc595", "none"))
+                          choices=(*CHAIN_DRIVERS, "none"))
     data: int = _pin(10, "BCM pin to the shift registers' serial data (SER).")
     clock: int = _pin(11, "BCM pin to the shift registers' shift clock (SRCLK).")
     latch: int = _pin(8, "BCM pin to the shift registers' latch (RCLK).")

@@ -10,32 +10,20 @@ line naming the key, the pin and whose it is:
   they are its SDA and SCL, with the module's pull-ups on them.
 - SPI0's pins, 7 to 11, while ``leds.driver`` is an SPI driver: the kernel holds all five
   with SPI on, and the chain must be on MOSI, SCLK and CE0
-  (:func:`faro_pi.devices.wiring.spi_clashes`).
+  (:func:`faro_pi.board.spi_clashes`).
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from faro_pi.devices.wiring import spi_clashes
+from faro_pi.board import HAT_EEPROM, I2C_BUS_1, spi_clashes, spi_driver
 
 if TYPE_CHECKING:
     from faro_pi.config import Config
 
-HAT_EEPROM = {0: "ID_SD", 1: "ID_SC"}
-"""BCM pins of the HAT ID EEPROM's I²C bus, by their name on the header."""
-
-I2C_BUS_1 = {2: "SDA", 3: "SCL"}
-"""BCM pins of I²C bus 1 (``/dev/i2c-1``, ``dtparam=i2c_arm=on``)."""
-
 NO_BUS = ("none", "dummy")
 """``display.driver`` values that draw on no I²C bus."""
-
-
-def spi_driver(driver: str) -> bool:
-    """Whether ``leds.driver`` sends the frames through SPI0: an SPI driver is named for
-    it (``"74hc595-spi"``), and the install, the doctor and these checks go by the name."""
-    return driver.endswith("-spi")
 
 
 def pin_problem(config: Config) -> tuple[str, str] | None:

@@ -28,9 +28,9 @@ from dataclasses import dataclass
 from gpiozero import DigitalOutputDevice, PWMOutputDevice
 from gpiozero.exc import GPIOZeroError, PinPWMUnsupported
 
+from faro_pi.board import ALL_LIT, frame_bytes
 from faro_pi.config import LedsConfig
 from faro_pi.devices.shift_registers import DRIVERS, ShiftRegisters, SPIShiftRegisters
-from faro_pi.devices.wiring import ALL_LIT, frame_bytes
 from faro_pi.exc import FaroError
 from faro_pi.game.cards import RANKS, SUITS, Card
 from faro_pi.game.events import Alarm, CardDrawn, Clear, Event, Shuffle, Void

@@ -16,8 +16,8 @@ import warnings
 from gpiozero import CompositeDevice, Device, DigitalOutputDevice
 from gpiozero.exc import SPISoftwareFallback
 
+from faro_pi.board import CHAIN_DRIVERS, spi_clashes
 from faro_pi.devices.pins import factory_name
-from faro_pi.devices.wiring import spi_clashes
 from faro_pi.exc import FaroError
 
 SPI_HZ = 500_000
@@ -118,5 +118,7 @@ def _open(factory, data: int, clock: int, latch: int):
     return spi
 
 
-DRIVERS = {"74hc595": ShiftRegisters, "74hc595-spi": SPIShiftRegisters}
-"""The chain's drivers by ``leds.driver``."""
+DRIVERS = {
+    name: SPIShiftRegisters if on_spi else ShiftRegisters for name, on_spi in CHAIN_DRIVERS.items()
+}
+"""The chain's drivers by ``leds.driver``, from the board's word on which are SPI0's."""

@@ -34,10 +34,9 @@ from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import TextIO
 
+from faro_pi.board import ROLES, SPI0_PINS, spi_driver
 from faro_pi.config import Config, load_config
-from faro_pi.config.pins import spi_driver
 from faro_pi.devices.pins import factory_name
-from faro_pi.devices.wiring import ROLES, SPI0_PINS
 from faro_pi.doctor.buses import SPI_OFF, i2c_speed_check, spi_check
 from faro_pi.doctor.check import SERVICE_STOPPED, Check, one_line, verdicts
 from faro_pi.doctor.daemon import pins_beside, reader_beside, running_daemon

@@ -13,10 +13,9 @@ import os
 import re
 from pathlib import Path
 
+from faro_pi.board import SPI0_PINS, spi_driver
 from faro_pi.config import Config
-from faro_pi.config.pins import spi_driver
 from faro_pi.devices.pins import factory_name
-from faro_pi.devices.wiring import SPI0_PINS
 from faro_pi.doctor.check import Check, verdicts
 
 SPI_ON = "sudo raspi-config nonint do_spi 0, then reboot (sudo make install sets dtparam=spi=on)"

@@ -23,8 +23,8 @@ from typing import NamedTuple
 from gpiozero.pins import SPI
 from gpiozero.pins.mock import MockFactory, MockPWMPin
 
+from faro_pi.board import CHAIN, ROLES, grid, outputs_frame
 from faro_pi.config import SCHEMA, LedsConfig
-from faro_pi.devices.wiring import CHAIN, ROLES, grid, outputs_frame
 
 _FULL = (1 << CHAIN) - 1
 HISTORY = 1024
@@ -146,7 +146,7 @@ class Latch(NamedTuple):
     """One rising edge of RCLK: what the outputs took, and how it got there."""
 
     frame: int
-    """The cards lit, as a :mod:`~faro_pi.devices.wiring` frame."""
+    """The cards lit, as a :mod:`~faro_pi.board` frame."""
     outputs: int
     """All 56 outputs, bit ``register * 8 + q`` (the spare ones included)."""
     bits: int
@@ -188,7 +188,7 @@ class VirtualChain:
     def attach(cls, factory: MockFactory, data: int, clock: int, latch: int, enable: int | None):
         """Wires a chain to ``factory``'s pins (BCM numbers), before anything drives them.
 
-        RCLK and OE are pulled up as on the board (see :data:`faro_pi.devices.wiring.ROLES`),
+        RCLK and OE are pulled up as on the board (see :data:`faro_pi.board.ROLES`),
         so until a driver claims them the chain neither latches nor lights.
         """
         pins = {"data": data, "clock": clock, "latch": latch, "enable": enable}

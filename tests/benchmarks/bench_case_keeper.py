@@ -27,11 +27,11 @@ import random
 import time
 from pathlib import Path
 
+from faro_pi.board import ALL_LIT
 from faro_pi.config import ButtonsConfig, DisplayConfig, LedsConfig
 from faro_pi.devices.buttons import ShoeButtons
 from faro_pi.devices.case_keeper import CaseKeeper
 from faro_pi.devices.oled.display import TableDisplay
-from faro_pi.devices.wiring import ALL_LIT
 from faro_pi.game.cards import DECK
 from faro_pi.game.events import CardDrawn, Session, Shuffle
 from faro_pi.game.rules import Table

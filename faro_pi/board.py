@@ -1,4 +1,7 @@
-"""The case keeper's wiring: which 74HC595 output lights which card, and the Pi's pins.
+"""The board's facts: which 74HC595 output lights which card, the Pi's pins and its buses.
+
+A leaf: the config, the drivers, the virtual hardware, the doctor and the wiring
+diagram all read the board from here, and it reads only the cards.
 
 The case keeper is a grid of 52 LEDs, 13 columns (ranks A..K, the ace on the
 dealer's left as on the layout) by 4 rows (suits S, H, D, C). Seven 74HC595
@@ -98,6 +101,24 @@ ROLES: tuple[Role, ...] = (
 
 SPI0_PINS: dict[int, str] = {7: "CE1", 8: "CE0", 9: "MISO", 10: "MOSI", 11: "SCLK"}
 """BCM pins SPI0 takes when it is on (``dtparam=spi=on``); the kernel holds CE0 and CE1 itself."""
+
+
+HAT_EEPROM: dict[int, str] = {0: "ID_SD", 1: "ID_SC"}
+"""BCM pins of the HAT ID EEPROM's I²C bus, by their name on the header."""
+
+I2C_BUS_1: dict[int, str] = {2: "SDA", 3: "SCL"}
+"""BCM pins of I²C bus 1 (``/dev/i2c-1``, ``dtparam=i2c_arm=on``)."""
+
+CHAIN_DRIVERS: dict[str, bool] = {"74hc595-spi": True, "74hc595": False}
+"""The chain's drivers by ``leds.driver``, and whether each sends the frames through SPI0.
+The one place that says so: the config's choices and checks, the drivers' registry and the
+doctor read it; ``hardware/install.sh``, which cannot, goes by the ``-spi`` ending of the
+name, and a test holds the two together."""
+
+
+def spi_driver(driver: str) -> bool:
+    """Whether ``leds.driver`` sends the frames through SPI0 (``"74hc595-spi"``)."""
+    return CHAIN_DRIVERS.get(driver, False)
 
 
 def spi_clashes(pins: Mapping[str, int]) -> list[tuple[str, str]]:
