@@ -32,10 +32,10 @@ import pytest
 
 from faro_pi.config import parse_config
 from faro_pi.console import guest
-from faro_pi.console import state as snapshot
 from faro_pi.console.token import TOKEN_FILE
 from faro_pi.exc import ConfigError
 from faro_pi.game.cards import DECK
+from faro_pi.service import view as snapshot
 from faro_pi.shoe.fsp1 import Ack, CardFrame, FrameParser, Hello
 from tests.conftest import NotifySocket, running_table, until, write_config
 from tests.test_console import SEATS, console_config, console_of, console_table, free_port

@@ -14,9 +14,9 @@ import json
 import sys
 
 from faro_pi.config import ConsoleConfig, load_config
-from faro_pi.console.state import describe
 from faro_pi.console.token import read_token, token_path
 from faro_pi.exc import ConfigError
+from faro_pi.service.view import describe
 
 JOIN_THE_GROUP = (
     "add your login to the daemon's group (on the Pi: sudo usermod -aG faro-pi $USER, "

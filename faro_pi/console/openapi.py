@@ -2,7 +2,7 @@
 
 The events' part is built from :mod:`faro_pi.game.wire`, which is held to the
 decoder of :mod:`faro_pi.game.events`; the rest describes the JSON of
-:mod:`faro_pi.console.state`.
+:mod:`faro_pi.service.view`.
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ replay file. Reads are open; a write needs the console's token as
 Starlette and uvicorn are imported only when a console is served, so a table
 without one, and the command line's clients, never load them. The token is
 kept by :mod:`faro_pi.console.token`, the JSON by
-:mod:`faro_pi.console.state` (written by :mod:`faro_pi.console.render`) and
+:mod:`faro_pi.service.view` (written by :mod:`faro_pi.console.render`) and
 the schema by :mod:`faro_pi.console.openapi`; the names the console answers
 to are checked by :mod:`faro_pi.console.hosts`, and its connections are held
 in bounds by :mod:`faro_pi.console.guest`.
@@ -28,7 +28,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from faro_pi.config import Config
-from faro_pi.console import state as snapshot
 from faro_pi.console.hosts import allowed_names
 from faro_pi.console.openapi import openapi
 from faro_pi.console.render import Render
@@ -37,6 +36,7 @@ from faro_pi.console.token import TOKEN_FILE, console_token, token_path
 from faro_pi.exc import JournalError, Refused
 from faro_pi.game.decode import event_from_json
 from faro_pi.game.events import event_to_json
+from faro_pi.service import view as snapshot
 
 if TYPE_CHECKING:
     from faro_pi.console.guest import GuestServer

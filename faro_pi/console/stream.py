@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING
 
-from faro_pi.console import state as snapshot
+from faro_pi.service import view as snapshot
 
 if TYPE_CHECKING:
     from faro_pi.console.server import Console

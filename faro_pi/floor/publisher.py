@@ -28,11 +28,11 @@ from collections import deque
 import aiomqtt
 
 from faro_pi.config import Config
-from faro_pi.console import state as snapshot
 from faro_pi.floor.broker import Backoff, Broker, Outage
 from faro_pi.floor.cursor import CURSOR_FILE, START, Cursor, Mark
 from faro_pi.floor.outbox import Outbox
 from faro_pi.floor.wire import OFFLINE, ONLINE, decode_resend, topics
+from faro_pi.service import view as snapshot
 from faro_pi.service.journal import Journal
 
 log = logging.getLogger("faro_pi")
