@@ -735,7 +735,7 @@ def load_floor_config_text(text: str):
 
 
 def test_the_doctors_line_says_whether_the_broker_takes_the_table(tmp_path, broker):
-    from faro_pi.floor.doctor import broker_check
+    from faro_pi.doctor.broker import broker_check
 
     def check(**more):
         path = table_config(tmp_path / "t1", more.pop("url", broker.url), "t1", **more)

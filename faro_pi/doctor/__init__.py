@@ -109,7 +109,7 @@ def run_checks(
         yield reader_beside(running) if running else check_reader(config, reader_timeout)
         yield _journal(config, written=running is not None)
         yield _clock(clock, ntp)
-        from faro_pi.floor.doctor import broker_check
+        from faro_pi.doctor.broker import broker_check
 
         yield broker_check(config)
     finally:
