@@ -158,7 +158,7 @@ def _run(args: argparse.Namespace) -> int:
     if config is None:
         return 2
     _logging(args.verbose or config.log.verbose)
-    from faro_pi.service.serve import run
+    from faro_pi.table import run
 
     return run(config)
 

@@ -12,7 +12,7 @@ import pytest
 
 from faro_pi.config import load_config
 from faro_pi.service.daemon import Daemon
-from faro_pi.service.serve import serve
+from faro_pi.table import serve
 from faro_pi.virtual.reader import VirtualReader
 
 CONFIG = """\

@@ -1,7 +1,7 @@
 """A table daemon in a process of its own for the floor's tests and benchmark: ``faro-pi run``
 with the floor's publisher, so a test can kill it with SIGKILL and start it again.
 
-``python -m tests.floor_table CONFIG`` runs :func:`faro_pi.service.serve.serve` and starts
+``python -m tests.floor_table CONFIG`` runs :func:`faro_pi.table.serve` and starts
 the publisher once the daemon is ready (when ``serve`` starts it itself for a ``[floor]``
 config, :meth:`Publisher.start` hands back that one).
 """
@@ -14,7 +14,7 @@ import sys
 
 from faro_pi.config import load_config
 from faro_pi.floor.publisher import Publisher
-from faro_pi.service.serve import serve
+from faro_pi.table import serve
 
 
 async def run(path: str) -> int:

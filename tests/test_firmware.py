@@ -263,7 +263,7 @@ def test_a_pack_from_the_firmware_to_the_daemons_journal_over_a_lossy_line(tmp_p
     from gpiozero.pins.mock import MockFactory
 
     from faro_pi.config import load_config
-    from faro_pi.service.serve import serve
+    from faro_pi.table import serve
 
     write_config(tmp_path)
     order = shuffled(8)

@@ -204,7 +204,7 @@ def _prepare(out: Path) -> Path:
 
 async def simulate(steps: list[dict], out: Path, speed: float = 1.0, screen=None) -> dict:
     """Plays ``steps`` on the simulated table; returns the summary it also writes."""
-    from faro_pi.service.serve import serve
+    from faro_pi.table import serve
 
     config = load_config(_prepare(out), environ={})
     table = SimulatedTable(out, speed)

@@ -1,5 +1,7 @@
 """Starting the table: the daemon, its journal, and the edges around it, until SIGTERM.
 
+The composition root: the one module that knows every part of a table and puts them
+together, so it sits above all of them (beside ``cli.py``) and nothing below imports it.
 :func:`serve` opens the journal and restores the table, builds the reader's
 link, the buttons, the outputs, the console and the floor's publisher as the
 configuration asks, tells systemd it is ready, and closes them all, in
@@ -16,10 +18,14 @@ import signal
 from collections.abc import Callable, Mapping
 
 from faro_pi.config import Config
+from faro_pi.devices.buttons import ShoeButtons
+from faro_pi.devices.case_keeper import CaseKeeper
+from faro_pi.devices.pins import pin_factory
 from faro_pi.exc import FaroError
 from faro_pi.service.daemon import Daemon
 from faro_pi.service.journal import Journal
 from faro_pi.service.systemd import Notifier
+from faro_pi.shoe.link import Fsp1Shoe, PlainShoe, ReaderPort
 
 log = logging.getLogger("faro_pi")
 
@@ -39,9 +45,6 @@ async def serve(
     mock pins and a fake bus, and everything else is the daemon as it runs at
     the table. ``started`` is called once the daemon is ready.
     """
-    from faro_pi.devices.buttons import ShoeButtons
-    from faro_pi.devices.pins import pin_factory
-
     loop = asyncio.get_running_loop()
     notifier = Notifier(environ)
     async with contextlib.AsyncExitStack() as closing:
@@ -89,8 +92,6 @@ async def serve(
 
 def _shoe(config: Config, daemon: Daemon, closing: contextlib.AsyncExitStack):
     """The reader's link for the configured protocol, on its port (not yet opened)."""
-    from faro_pi.shoe.link import Fsp1Shoe, PlainShoe, ReaderPort
-
     if config.reader.protocol == "fsp1":
         shoe = Fsp1Shoe(daemon, daemon.journal.link_seq, config.reader.heartbeat_timeout)
     else:
@@ -106,14 +107,14 @@ async def _lookout_and_floor(
 ) -> None:
     """The lookout's console and the floor's publisher, each when the configuration asks."""
     if config.console.enabled:
-        from faro_pi.console.server import open_console
+        from faro_pi.console.server import open_console  # only with the console: ~60 ms
 
         console = await open_console(daemon, config)
         if console is not None:
             closing.push_async_callback(console.close)
             daemon.watchers.append(console.changed)
     if config.floor.broker is not None:
-        from faro_pi.floor.publisher import Publisher
+        from faro_pi.floor.publisher import Publisher  # aiomqtt and paho, only on a floor
 
         closing.push_async_callback(Publisher.start(daemon, config).close)
 
@@ -122,11 +123,9 @@ def _outputs(config: Config, factory, display_bus) -> list:
     """The table's outputs that the configuration asks for; each is a watcher with close()."""
     outputs = []
     if config.leds.driver != "none":
-        from faro_pi.devices.case_keeper import CaseKeeper
-
         outputs.append(CaseKeeper(config.leds, factory))
     if config.display.driver != "none":
-        from faro_pi.devices.oled.display import TableDisplay
+        from faro_pi.devices.oled.display import TableDisplay  # luma and PIL: ~0.2 s
 
         outputs.append(TableDisplay(config.display, bus=display_bus))
     return outputs
