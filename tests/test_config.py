@@ -385,17 +385,28 @@ def test_i2c_bus_1s_pins_are_refused_while_a_display_is_on_it(pin, line):
         assert config.pins()["leds.enable"] == pin
 
 
+def held(config):
+    """What :func:`pin_problem` finds in ``config``'s pins, as the config's parsing asks it."""
+    display = config.display
+    return pin_problem(
+        config.pins(),
+        leds_driver=config.leds.driver,
+        display_driver=display.driver,
+        i2c_port=display.i2c_port,
+    )
+
+
 def test_spi0s_pins_are_checked_only_with_an_spi_driver():
     config = parse(MINIMAL)
-    assert pin_problem(with_leds(config, driver="74hc595", latch=7)) is None  # bit-banged
+    assert held(with_leds(config, driver="74hc595", latch=7)) is None  # bit-banged
     spi = with_leds(config, driver="74hc595-spi")
-    assert pin_problem(spi) is None  # the default pins: MOSI, SCLK, CE0
-    assert pin_problem(with_leds(spi, latch=5, enable=None)) == (
+    assert held(spi) is None  # the default pins: MOSI, SCLK, CE0
+    assert held(with_leds(spi, latch=5, enable=None)) == (
         "leds.latch",
         'must be GPIO 8 (SPI0 CE0) for the chain on SPI, not 5 (leds.driver = "74hc595-spi")',
     )
     buttons = dataclasses.replace(spi.buttons, signal=7)  # CE1: the kernel's with SPI on
-    assert pin_problem(dataclasses.replace(spi, buttons=buttons)) == (
+    assert held(dataclasses.replace(spi, buttons=buttons)) == (
         "buttons.signal",
         'GPIO 7 is SPI0 CE1, which the kernel holds while SPI is on (leds.driver = "74hc595-spi")',
     )

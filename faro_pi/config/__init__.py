@@ -356,7 +356,13 @@ def _check_together(source: str, config: Config) -> None:
             raise ConfigError(
                 f"{source}: {dotted}: pin {pin} is already used by {owners[pin]}", dotted
             )
-    if (held := pin_problem(config)) is not None:
+    held = pin_problem(
+        config.pins(),
+        leds_driver=leds.driver,
+        display_driver=config.display.driver,
+        i2c_port=config.display.i2c_port,
+    )
+    if held is not None:
         raise ConfigError(f"{source}: {held[0]}: {held[1]}", held[0])
     if (problem := config.floor.problem()) is not None:
         raise ConfigError(f"{source}: floor.{problem[0]}: {problem[1]}", f"floor.{problem[0]}")

@@ -15,23 +15,24 @@ line naming the key, the pin and whose it is:
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Mapping
 
 from faro_pi.board import HAT_EEPROM, I2C_BUS_1, spi_clashes, spi_driver
-
-if TYPE_CHECKING:
-    from faro_pi.config import Config
 
 NO_BUS = ("none", "dummy")
 """``display.driver`` values that draw on no I²C bus."""
 
 
-def pin_problem(config: Config) -> tuple[str, str] | None:
+def pin_problem(
+    pins: Mapping[str, int], *, leds_driver: str, display_driver: str, i2c_port: int
+) -> tuple[str, str] | None:
     """The first key whose pin the board, the display's bus or SPI0 holds, and why;
-    None when every pin is free for its key."""
-    pins = config.pins()
-    display = config.display
-    on_bus_1 = display.driver not in NO_BUS and display.i2c_port == 1
+    None when every pin is free for its key.
+
+    ``pins`` are the config's (``"leds.data"`` → BCM), the rest the keys of the same
+    names: plain values, so the sections' module reads this one and not the other way.
+    """
+    on_bus_1 = display_driver not in NO_BUS and i2c_port == 1
     for key, pin in pins.items():
         if pin in HAT_EEPROM:
             return key, (
@@ -41,10 +42,10 @@ def pin_problem(config: Config) -> tuple[str, str] | None:
         if on_bus_1 and pin in I2C_BUS_1:
             return key, (
                 f"GPIO {pin} is {I2C_BUS_1[pin]} of I²C bus 1, the display's "
-                f'(display.driver = "{display.driver}"): choose another pin'
+                f'(display.driver = "{display_driver}"): choose another pin'
             )
-    clashes = spi_clashes(pins) if spi_driver(config.leds.driver) else []
+    clashes = spi_clashes(pins) if spi_driver(leds_driver) else []
     if clashes:
         key, why = clashes[0]
-        return key, f'{why} (leds.driver = "{config.leds.driver}")'
+        return key, f'{why} (leds.driver = "{leds_driver}")'
     return None
