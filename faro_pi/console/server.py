@@ -284,7 +284,11 @@ class Console:
     async def _stream(self, request):
         if self.closing:
             return self._json(503, {"error": "the table is closing"})
-        return EventStream(self)
+        return EventStream(self._now, self.clients, self.heartbeat)
+
+    def _now(self) -> bytes:
+        """The message of the table as it stands, a stream's first."""
+        return self.render.message(snapshot.state(self.daemon.table, self.version))
 
 
 class _TooLarge(Exception):

@@ -7,12 +7,7 @@ the oldest states, and never holds the table or the other streams.
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING
-
-from faro_pi.service import view as snapshot
-
-if TYPE_CHECKING:
-    from faro_pi.console.server import Console
+from collections.abc import Callable
 
 HEARTBEAT = 15.0
 """Seconds between comments on a quiet event stream, so proxies and phones keep it open."""
@@ -40,19 +35,23 @@ class Client:
 
 
 class EventStream:
-    """The ASGI response of ``GET /api/events``: states as they come, until either side ends it."""
+    """The ASGI response of ``GET /api/events``: states as they come, until either side ends it.
 
-    def __init__(self, console: Console):
-        self.console = console
+    ``first`` gives the message of the state now, sent once the stream opens; the
+    console offers every later one to the :class:`Client` it finds in ``clients``.
+    """
+
+    def __init__(self, first: Callable[[], bytes], clients: set, heartbeat: float):
+        self.first = first
+        self.clients = clients
+        self.heartbeat = heartbeat
 
     async def __call__(self, scope, receive, send) -> None:
-        console = self.console
         if scope["method"] == "HEAD":
             await send({"type": "http.response.start", "status": 200, "headers": STREAM_HEADERS})
             await send({"type": "http.response.body", "body": b""})
             return
-        first = console.render.message(snapshot.state(console.daemon.table, console.version))
-        await send_stream(receive, send, first, console.clients, console.heartbeat)
+        await send_stream(receive, send, self.first(), self.clients, self.heartbeat)
 
 
 STREAM_HEADERS = [
