@@ -20,7 +20,8 @@ from collections.abc import Callable, Mapping
 from faro_pi.config import Config
 from faro_pi.devices.buttons import ShoeButtons
 from faro_pi.devices.case_keeper import CaseKeeper
-from faro_pi.devices.pins import pin_factory
+from faro_pi.devices.pins import chosen_factory, kernel_chip, opens_spi
+from faro_pi.devices.shift_registers import ShiftRegisters
 from faro_pi.exc import FaroError
 from faro_pi.service.daemon import Daemon
 from faro_pi.service.journal import Journal
@@ -56,11 +57,12 @@ async def serve(
         log.info("journal %s: %d events, %s", journal.path, journal.count(), daemon.status())
         port = _shoe(config, daemon, closing)
         if factory is None:
-            factory = pin_factory(config.gpio.pin_factory)
+            factory = chosen_factory(config.gpio.pin_factory)
         buttons = ShoeButtons(
             config.buttons,
             lambda what: loop.call_soon_threadsafe(daemon.pressed, what),
             factory,
+            chip=kernel_chip(factory),
         )
         closing.callback(buttons.close)
         for output in _outputs(config, factory, display_bus):
@@ -123,7 +125,9 @@ def _outputs(config: Config, factory, display_bus) -> list:
     """The table's outputs that the configuration asks for; each is a watcher with close()."""
     outputs = []
     if config.leds.driver != "none":
-        outputs.append(CaseKeeper(config.leds, factory))
+        # the same edges on the pins, where the factory has no SPI to send them through
+        chain = None if opens_spi(factory) else ShiftRegisters
+        outputs.append(CaseKeeper(config.leds, factory, chain=chain))
     if config.display.driver != "none":
         from faro_pi.devices.oled.display import TableDisplay  # luma and PIL: ~0.2 s
 

@@ -14,7 +14,6 @@ import pytest
 from gpiozero.pins.mock import MockFactory
 
 from faro_pi.config import ButtonsConfig
-from faro_pi.devices import buttons as buttons_module
 from faro_pi.devices import gpiochip
 from faro_pi.devices.buttons import ShoeButtons
 from tests.test_idle import wakes
@@ -118,14 +117,20 @@ def test_edges_are_read_from_the_kernels_events():
     ]
 
 
-class PiFactory(MockFactory):
-    """Mock pins standing for a Pi's lgpio factory: what the buttons ask of it is its chip."""
+class PipeChip(gpiochip.Chip):
+    """A Pi's gpiochip whose lines' descriptor is a pipe the test writes the kernel's events to."""
 
-    chip = 0
+    def __new__(cls, request):
+        chip = super().__new__(cls, 0)
+        chip._request = request
+        return chip
+
+    def request(self, lines, debounce):
+        return self._request(self.number, lines, debounce)
 
 
 @pytest.fixture
-def kernel_shoe(monkeypatch):
+def kernel_shoe():
     """The buttons on a Pi, the kernel's line descriptor played by a pipe."""
     read, write = os.pipe()
     asked = []
@@ -134,12 +139,10 @@ def kernel_shoe(monkeypatch):
         asked.append((chip, tuple(lines), debounce))
         return read
 
-    monkeypatch.setattr(buttons_module, "request_lines", request_lines)
-    monkeypatch.setattr(buttons_module, "factory_name", lambda factory: "lgpio")
-    factory = PiFactory()
+    factory = MockFactory()
     heard = Heard()
     config = ButtonsConfig(signal=17, undo=27, new_pack=22, bounce=0.03, undo_hold=HOLD)
-    shoe = ShoeButtons(config, heard, factory)
+    shoe = ShoeButtons(config, heard, factory, chip=PipeChip(request_lines))
     yield shoe, (lambda *events: os.write(write, b"".join(events))), heard, asked
     shoe.close()
     os.close(write)
@@ -176,19 +179,19 @@ def test_on_a_pi_the_edge_reader_sleeps_until_an_edge(kernel_shoe):
     assert not reader.is_alive()
 
 
-def test_a_chip_that_refuses_the_lines_leaves_them_to_gpiozero(monkeypatch, caplog):
+def test_a_chip_that_refuses_the_lines_leaves_them_to_gpiozero(caplog):
     def busy(chip, lines, debounce):
         raise OSError(errno.EBUSY, os.strerror(errno.EBUSY))
 
-    monkeypatch.setattr(buttons_module, "request_lines", busy)
-    monkeypatch.setattr(buttons_module, "factory_name", lambda factory: "lgpio")
-    factory = PiFactory()
+    factory = MockFactory()
     heard = Heard()
     config = ButtonsConfig(signal=17, undo=27, new_pack=22, bounce=0, undo_hold=HOLD)
     with caplog.at_level(logging.WARNING, logger="faro_pi"):
-        shoe = ShoeButtons(config, heard, factory)
+        shoe = ShoeButtons(config, heard, factory, chip=PipeChip(busy))
     try:
-        assert "/dev/gpiochip0: Device or resource busy; read through lgpio" in caplog.text
+        assert (
+            "/dev/gpiochip0: Device or resource busy; read through the pin factory" in caplog.text
+        )
         factory.pin(17).drive_low()
         assert heard.words == ["signal"]
     finally:

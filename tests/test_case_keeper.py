@@ -45,7 +45,8 @@ from faro_pi.devices.case_keeper import (
     signal_for,
     steady_frame,
 )
-from faro_pi.devices.shift_registers import SPI_HZ
+from faro_pi.devices.pins import opens_spi
+from faro_pi.devices.shift_registers import SPI_HZ, ShiftRegisters
 from faro_pi.exc import FaroError
 from faro_pi.game.cards import DECK, RANKS, SUITS, parse_card
 from faro_pi.game.events import Alarm, Bet, CardDrawn, Clear, Lock, Session, Shuffle, Void
@@ -710,14 +711,27 @@ def test_the_spi_driver_wants_spi0s_pins():
 
 
 def test_gpiozeros_own_mock_pins_take_the_spi_driver_in_software():
-    """gpiozero's plain mock factory has no SPI that opens; its pins carry the same edges."""
+    """gpiozero's plain mock factory has no SPI that opens: the table hands the case keeper
+    the bit-banged chain, whose edges on the pins are the ones SPI0 makes."""
     factory = MockFactory()
-    keeper = CaseKeeper(SPI, factory, tick=LONG)
+    assert not opens_spi(factory) and opens_spi(watched_factory(SPI)[0])
+    keeper = CaseKeeper(SPI, factory, tick=LONG, chain=ShiftRegisters)
     try:
         asyncio.run(_show_once(keeper, Table()))
         assert keeper.shown == ALL_LIT and not factory.pin(18).state
     finally:
         keeper.close()
+        factory.close()
+
+
+def test_the_spi_driver_sends_through_the_factorys_spi_or_says_why_not():
+    """Handed no chain of its own, the SPI driver asks the factory for its SPI, and one
+    that has none does not bit-bang quietly on pins the kernel would hold."""
+    factory = MockFactory()
+    try:
+        with pytest.raises(FaroError, match=r"^leds: SPI0 did not open"):
+            CaseKeeper(SPI, factory, tick=LONG)
+    finally:
         factory.close()
 
 

@@ -10,7 +10,15 @@ from gpiozero.pins.mock import MockFactory
 from faro_pi.board import spi_clashes
 from faro_pi.config import SCHEMA
 from faro_pi.devices import pins
-from faro_pi.devices.pins import GROUP, factory_name, pin_factory
+from faro_pi.devices.gpiochip import Chip
+from faro_pi.devices.pins import (
+    GROUP,
+    chosen_factory,
+    factory_name,
+    kernel_chip,
+    opens_spi,
+    pin_factory,
+)
 from faro_pi.exc import FaroError
 
 
@@ -78,3 +86,19 @@ def test_no_other_key_may_take_a_pin_the_kernel_holds_for_spi0(pin, line):
     assert clashes == [
         ("buttons.undo", f"GPIO {pin} is SPI0 {line}, which the kernel holds while SPI is on")
     ]
+
+
+# -- what the factory offers besides its pins ---------------------------------------------
+
+
+def test_mock_pins_have_no_gpiochip_and_no_spi_of_their_own():
+    factory = chosen_factory("mock")
+    try:
+        assert kernel_chip(factory) is None
+        assert not opens_spi(factory)
+    finally:
+        factory.close()
+
+
+def test_a_gpiochip_is_named_by_its_device():
+    assert str(Chip(4)) == "/dev/gpiochip4"

@@ -5,11 +5,12 @@ loop through ``hand``: ``signal``, ``new_pack``, ``undo`` (a short press) or
 ``void`` (undo held down). Which backend drives the pins is the config's
 ``gpio.pin_factory``, found by :func:`faro_pi.devices.pins.pin_factory`.
 
-Nothing here wakes up while no one touches a button. On a Pi (gpiozero's
-lgpio or RPi.GPIO backend) the buttons are read straight from the kernel's
-``/dev/gpiochipN`` (:mod:`~faro_pi.devices.gpiochip`): lgpio's own edge
-watcher polls every 0.5 ms. Anywhere else (the mock pins of the simulator
-and the tests) they are gpiozero input devices, called back on each edge.
+Nothing here wakes up while no one touches a button. Handed a ``chip`` (on a
+Pi: the composition root asks :func:`faro_pi.devices.pins.kernel_chip`), the
+buttons are read straight from the kernel's ``/dev/gpiochipN``
+(:mod:`~faro_pi.devices.gpiochip`), since lgpio's own edge watcher polls every
+0.5 ms. Without one (the mock pins of the simulator and the tests) they are
+gpiozero input devices on the factory, called back on each edge.
 gpiozero's ``Button`` is not used: each one keeps a thread that wakes ten
 times a second to look for a hold. The only timer is the one that runs
 while undo is held down.
@@ -19,12 +20,13 @@ from __future__ import annotations
 
 import logging
 import threading
-import warnings
 from collections.abc import Callable
 
+from gpiozero import DigitalInputDevice
+from gpiozero.exc import BadPinFactory, GPIOZeroError
+
 from faro_pi.config import ButtonsConfig
-from faro_pi.devices.gpiochip import Edge, LineEvents, request_lines
-from faro_pi.devices.pins import factory_name
+from faro_pi.devices.gpiochip import Chip, Edge, LineEvents
 from faro_pi.exc import FaroError
 
 log = logging.getLogger("faro_pi")
@@ -37,10 +39,14 @@ class ShoeButtons:
     ``undo_hold`` seconds voids the last card, so a brush of the hand cannot.
     """
 
-    def __init__(self, config: ButtonsConfig, hand: Callable[[str], None], factory=None):
-        from gpiozero import Device
-        from gpiozero.exc import BadPinFactory, GPIOZeroError, PinFactoryFallback
-
+    def __init__(
+        self,
+        config: ButtonsConfig,
+        hand: Callable[[str], None],
+        factory=None,
+        *,
+        chip: Chip | None = None,
+    ):
         self._hand = hand
         self._roles = {config.signal: "signal", config.undo: "undo", config.new_pack: "new_pack"}
         self._hold_time = config.undo_hold
@@ -51,13 +57,7 @@ class ShoeButtons:
         self._buttons = []
         self._lines: LineEvents | None = None
         try:
-            if factory is None:
-                with warnings.catch_warnings():
-                    # gpiozero warns once per backend it cannot load; one line below says it all.
-                    warnings.simplefilter("ignore", PinFactoryFallback)
-                    Device.ensure_pin_factory()
-                factory = Device.pin_factory
-            if not self._from_the_kernel(factory, config.bounce):
+            if chip is None or not self._from_the_kernel(chip, config.bounce):
                 self._from_gpiozero(factory, config.bounce)
         except BadPinFactory as exc:
             self.close()
@@ -69,20 +69,15 @@ class ShoeButtons:
             self.close()
             raise FaroError(f"buttons: {exc}") from exc
 
-    def _from_the_kernel(self, factory, bounce: float) -> bool:
-        """Reads the buttons from the Pi's gpiochip; False where there is none to read."""
-        name = factory_name(factory)
-        if name not in ("lgpio", "rpigpio"):
-            return False
-        chip = factory.chip if name == "lgpio" else 0
+    def _from_the_kernel(self, chip: Chip, bounce: float) -> bool:
+        """Reads the buttons from the Pi's gpiochip; False when it refuses the lines."""
         try:
-            fd = request_lines(chip, list(self._roles), bounce)
+            fd = chip.request(list(self._roles), bounce)
         except OSError as exc:
             log.warning(
-                "buttons: /dev/gpiochip%d: %s; read through %s instead, which wakes more often",
+                "buttons: %s: %s; read through the pin factory instead, which wakes more often",
                 chip,
                 exc.strerror or exc,
-                name,
             )
             return False
         self._lines = LineEvents(fd, list(self._roles))
@@ -90,8 +85,6 @@ class ShoeButtons:
         return True
 
     def _from_gpiozero(self, factory, bounce: float) -> None:
-        from gpiozero import DigitalInputDevice
-
         for pin, role in self._roles.items():
             button = DigitalInputDevice(
                 pin, pull_up=True, bounce_time=bounce or None, pin_factory=factory

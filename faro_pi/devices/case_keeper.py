@@ -180,10 +180,19 @@ class CaseKeeper:
 
     OE is held high (blank) from the start until the first frame is latched,
     then set to ``config.brightness`` (PWM when dimmed). ``tick`` is the
-    length of a signal's phase in seconds.
+    length of a signal's phase in seconds. ``chain`` drives the 74HC595s in place
+    of the driver ``leds.driver`` names: the composition root hands
+    :class:`ShiftRegisters` where the pin factory has no SPI of its own.
     """
 
-    def __init__(self, config: LedsConfig, factory=None, *, tick: float = TICK):
+    def __init__(
+        self,
+        config: LedsConfig,
+        factory=None,
+        *,
+        tick: float = TICK,
+        chain: type[ShiftRegisters | SPIShiftRegisters] | None = None,
+    ):
         if config.driver not in DRIVERS:
             raise FaroError(f"leds.driver = {config.driver!r}: no case keeper to drive")
         self.brightness = config.brightness
@@ -201,7 +210,7 @@ class CaseKeeper:
         try:
             if config.enable is not None:
                 self._enable = self._output_enable(config.enable, factory)
-            self._chain = DRIVERS[config.driver](
+            self._chain = (chain or DRIVERS[config.driver])(
                 config.data, config.clock, config.latch, pin_factory=factory
             )
         except GPIOZeroError as exc:

@@ -100,6 +100,23 @@ def request_lines(chip: int, lines: Sequence[int], debounce: float) -> int:
     return struct.unpack_from("=i", request, FD_AT)[0]
 
 
+class Chip(NamedTuple):
+    """One of the kernel's GPIO chips, ``/dev/gpiochipN``, whose lines the buttons read.
+
+    The composition root hands one to the buttons where the pins are a Pi's
+    (:func:`faro_pi.devices.pins.kernel_chip`); the tests hand their own ``request``.
+    """
+
+    number: int
+
+    def request(self, lines: Sequence[int], debounce: float) -> int:
+        """The descriptor of ``lines`` (see :func:`request_lines`)."""
+        return request_lines(self.number, lines, debounce)
+
+    def __str__(self) -> str:
+        return f"/dev/gpiochip{self.number}"
+
+
 class LineEvents:
     """Requested lines (their descriptor, from :func:`request_lines`) and their edges, as
     they come; closing gives the lines back to the kernel."""

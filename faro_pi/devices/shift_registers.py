@@ -17,7 +17,6 @@ from gpiozero import CompositeDevice, Device, DigitalOutputDevice
 from gpiozero.exc import SPISoftwareFallback
 
 from faro_pi.board import CHAIN_DRIVERS, spi_clashes
-from faro_pi.devices.pins import factory_name
 from faro_pi.exc import FaroError
 
 SPI_HZ = 500_000
@@ -62,9 +61,9 @@ class SPIShiftRegisters:
     A frame is one transfer in mode 0 at :data:`SPI_HZ`; CE0 rises at its end,
     and that is the latch. gpiozero falls back to bit-banging when SPI0 does not
     open; here that is an error with its fix, since the pins would then be the
-    kernel's. gpiozero's plain mock factory has no SPI to open (its software SPI
-    asks for the default pin factory), so its pins are driven in software, as
-    SPI0 would drive them.
+    kernel's. On a factory with no SPI of its own (gpiozero's plain mock pins) the
+    composition root drives the chain with :class:`ShiftRegisters` instead
+    (:func:`faro_pi.devices.pins.opens_spi`).
     """
 
     def __init__(self, data: int, clock: int, latch: int, *, pin_factory=None):
@@ -75,25 +74,16 @@ class SPIShiftRegisters:
         if pin_factory is None:
             Device.ensure_pin_factory()
             pin_factory = Device.pin_factory
-        self._spi = None
-        self._by_hand: ShiftRegisters | None = None
-        if factory_name(pin_factory) == "mock":
-            self._by_hand = ShiftRegisters(data, clock, latch, pin_factory=pin_factory)
-        else:
-            self._spi = _open(pin_factory, data, clock, latch)
+        self._spi = _open(pin_factory, data, clock, latch)
 
     def write(self, data: bytes) -> None:
         """Sends ``data`` in one transfer; CE0 rising at its end latches it."""
-        if self._spi is not None:
-            self._spi.write(data)
-        else:
-            self._by_hand.write(data)
+        self._spi.write(data)
 
     def close(self) -> None:
-        for part in (self._spi, self._by_hand):
-            if part is not None:
-                part.close()
-        self._spi = self._by_hand = None
+        if self._spi is not None:
+            self._spi.close()
+            self._spi = None
 
 
 def _open(factory, data: int, clock: int, latch: int):
