@@ -36,7 +36,9 @@ from faro_pi.game import calls, events, rules, seats
 from faro_pi.game.cards import DECK
 from faro_pi.game.decode import event_from_json
 from faro_pi.game.events import event_to_json
+from faro_pi.game.pack import stage
 from faro_pi.game.wire import WIRE
+from faro_pi.service import view
 from faro_pi.service.export import export_lines
 from faro_pi.service.journal import Journal
 from tests.conftest import running_table, until, write_config
@@ -214,13 +216,38 @@ def test_the_console_serves_the_page_the_schema_and_the_state(tmp_path):
                 "soda": None,
                 "hock": None,
                 "complete": False,
+                "stage": "shuffled",
             }
             assert [c["rank"] for c in state["case"]][:3] == ["A", "2", "3"]
             assert state["entries"] == "open" and state["seats"] == []
+            assert state["can_lock"] is True
             missing = await lookout.http.get("/api/nothing")
             assert missing.status_code == 404 and "openapi" in missing.json()["error"]
 
     asyncio.run(scenario())
+
+
+def test_the_state_says_the_packs_stage_and_whether_the_lock_is_taken_at_every_card():
+    """The page reads the stage and the lock from the state rather than counting cards:
+    each is the engine's own answer, card by card through a pack and after a lock."""
+    table = rules.Table()
+    valid = validator(openapi(), "State")
+    for n, card in enumerate([*DECK, None]):
+        state = view.state(table, n)
+        valid.validate(state)
+        assert state["pack"]["stage"] == stage(n).value
+        trial = rules.Table(table.state.copy())
+        try:
+            trial.apply(events.LOCK)
+        except Refused:
+            taken = False
+        else:
+            taken = True
+            assert view.state(trial, n)["can_lock"] is False  # locked: not again
+        assert state["can_lock"] is taken, f"{n} cards out"
+        if card is not None:
+            table.apply(events.CardDrawn(card, "reader"))
+    assert state["pack"]["stage"] == "hock"
 
 
 def test_every_example_in_the_schema_is_an_event_of_the_vocabulary():

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from faro_pi.console.token import TOKEN_FILE
 from faro_pi.game.events import ALARM_KINDS
+from faro_pi.game.pack import Stage
 from faro_pi.game.wire import COLOUR, THREE, WIRE, Wire
 
 
@@ -99,8 +100,9 @@ _STATE = _object(
                 "soda": _NULLABLE_STR,
                 "hock": _NULLABLE_STR,
                 "complete": {"type": "boolean"},
+                "stage": {"enum": [stage.value for stage in Stage]},
             },
-            ("number", "exposed", "left", "turn", "soda", "hock", "complete"),
+            ("number", "exposed", "left", "turn", "soda", "hock", "complete", "stage"),
         ),
         "case": {
             "type": "array",
@@ -118,6 +120,7 @@ _STATE = _object(
         },
         "last_pair": {"oneOf": [{"type": "null"}, _ref("Pair")]},
         "entries": {"enum": ["open", "locked", "closed"]},
+        "can_lock": {"type": "boolean", "description": "Whether the banker may lock now."},
         "predictions": {
             "type": "array",
             "items": _object(
@@ -165,6 +168,7 @@ _STATE = _object(
         "pair",
         "last_pair",
         "entries",
+        "can_lock",
         "predictions",
         "calls",
         "call_results",

@@ -34,6 +34,13 @@ def entries(table: Table) -> str:
     return table.entries.value
 
 
+def can_lock(table: Table) -> bool:
+    """Whether the banker's lock would be taken now. The rules take it exactly while entries
+    are open: from the final pair on they are closed for good, so no count of cards is
+    needed here, nor on the page."""
+    return table.entries_open
+
+
 def state(table: Table, version: int) -> dict[str, Any]:
     """Everything the table shows now; ``version`` rises with every change."""
     pack = table.pack
@@ -53,11 +60,13 @@ def state(table: Table, version: int) -> dict[str, Any]:
             "soda": pack.soda.code if pack.soda else None,
             "hock": pack.hock.code if pack.hock else None,
             "complete": pack.complete,
+            "stage": table.stage.value,
         },
         "case": [{"rank": name, "count": pack.counts[i + 1]} for i, name in enumerate(RANKS)],
         "pair": current,
         "last_pair": pair(table.last_pair) if table.last_pair else None,
         "entries": entries(table),
+        "can_lock": can_lock(table),
         "predictions": [prediction(p) for p in table.predictions],
         "calls": [_call(c.player, c.weight, c.order, c.colours) for c in table.calls],
         "call_results": [settlement(s) for s in table.call_results],
