@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import errno
 
 import serial
 
@@ -132,3 +133,23 @@ def test_a_port_that_may_not_be_opened_raises_an_alarm_with_the_fix(monkeypatch)
 
     why = asyncio.run(scenario())
     assert len(why) == 1 and "permission denied" in why[0] and "dialout" in why[0]
+
+
+def test_the_want_of_permission_is_read_from_the_errno_not_the_text():
+    assert link._denied(serial.SerialException(errno.EACCES, "could not open port: ..."))
+    assert link._denied(serial.SerialException(errno.EPERM, "could not open port: ..."))
+    assert not link._denied(serial.SerialException(errno.ENOENT, "Permission denied, it says"))
+    try:
+        try:
+            raise PermissionError(errno.EACCES, "Permission denied")
+        except OSError:
+            raise serial.SerialException("could not open port") from None
+    except serial.SerialException as bare:
+        assert not link._denied(bare)  # no errno and no context: not a want of permission
+    try:
+        try:
+            raise PermissionError(errno.EACCES, "Permission denied")
+        except OSError:
+            raise serial.SerialException("could not open port")  # noqa: B904
+    except serial.SerialException as wrapped:
+        assert link._denied(wrapped)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 import logging
 from collections.abc import Callable
 from typing import Protocol
@@ -155,11 +156,13 @@ class ReaderPort:
 
 
 def _denied(exc: BaseException) -> bool:
-    """Whether opening the port failed for want of permission (pySerial wraps the OSError)."""
-    errno = getattr(exc, "errno", None)
-    if errno in (1, 13):  # EPERM, EACCES
-        return True
-    return "Permission denied" in str(exc) or "Operation not permitted" in str(exc)
+    """Whether opening the port failed for want of permission: pySerial's SerialException
+    carries the errno of the ``open`` it wraps, and the OSError itself is its context."""
+    while exc is not None:
+        if getattr(exc, "errno", None) in (errno.EPERM, errno.EACCES):
+            return True
+        exc = exc.__cause__ if exc.__suppress_context__ else exc.__context__
+    return False
 
 
 class Fsp1Shoe:
