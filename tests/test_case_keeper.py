@@ -724,17 +724,6 @@ def test_gpiozeros_own_mock_pins_take_the_spi_driver_in_software():
         factory.close()
 
 
-def test_the_spi_driver_sends_through_the_factorys_spi_or_says_why_not():
-    """Handed no chain of its own, the SPI driver asks the factory for its SPI, and one
-    that has none does not bit-bang quietly on pins the kernel would hold."""
-    factory = MockFactory()
-    try:
-        with pytest.raises(FaroError, match=r"^leds: SPI0 did not open"):
-            CaseKeeper(SPI, factory, tick=LONG)
-    finally:
-        factory.close()
-
-
 # -- waking the loop only when the LEDs change -----------------------------------------
 
 
