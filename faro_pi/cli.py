@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import atexit
 import json
+import logging
 import os
 import shutil
 import sys
@@ -12,9 +13,13 @@ import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 
+from faro_pi.config import load_config
 from faro_pi.console import client
 from faro_pi.console.commands import add_console_commands
+from faro_pi.exc import ConfigError
+from faro_pi.floor.command import add_floor_command
 from faro_pi.game.profile import DEFAULT_PROFILE, PROFILES
+from faro_pi.service.logline import OneLine
 
 CONFIG_VARIABLE = "FARO_PI_CONFIG"
 """Names the table's config for every command that takes ``--config``, when none is given."""
@@ -76,7 +81,7 @@ def _denied(path: str) -> bool:
 
 
 def _replay(args: argparse.Namespace) -> int:
-    from faro_pi.game.replay import replay_lines
+    from faro_pi.game.replay import replay_lines  # the rules engine, for this command only
 
     status = 0
     for path in args.files:
@@ -98,9 +103,6 @@ def _replay(args: argparse.Namespace) -> int:
 
 def _config(args: argparse.Namespace):
     """The validated configuration, or None after printing its one-line error."""
-    from faro_pi.config import load_config
-    from faro_pi.exc import ConfigError
-
     try:
         return load_config(args.config)
     except ConfigError as exc:
@@ -110,13 +112,8 @@ def _config(args: argparse.Namespace):
 
 def _logging(verbose: bool) -> None:
     """Plain lines on stderr; under systemd a <N> prefix gives journald each line's priority."""
-    import logging
-    import os
-
     prefix = "<%(priority)s>" if os.environ.get("JOURNAL_STREAM") else "%(levelname)s "
     handler = logging.StreamHandler(sys.stderr)
-    from faro_pi.service.logline import OneLine
-
     handler.setFormatter(OneLine(prefix + "%(message)s"))
     handler.addFilter(_priority)
     root = logging.getLogger("faro_pi")
@@ -158,7 +155,7 @@ def _run(args: argparse.Namespace) -> int:
     if config is None:
         return 2
     _logging(args.verbose or config.log.verbose)
-    from faro_pi.table import run
+    from faro_pi.table import run  # gpiozero, after $LG_WD is set; ~0.4 s the others skip
 
     return run(config)
 
@@ -167,33 +164,33 @@ def _export(args: argparse.Namespace) -> int:
     config = _config(args)
     if config is None:
         return 2
-    from faro_pi.service.export import main
+    from faro_pi.service.export import main  # the journal and the rules, for this command
 
     return main(config.journal.path, args.verified)
 
 
 def _verify(args: argparse.Namespace) -> int:
-    from faro_pi.service.verify import main
+    from faro_pi.service.verify import main  # the journal and the rules, for this command
 
     return main(args.journal)
 
 
 def _integrity(args: argparse.Namespace) -> int:
-    from faro_pi.service.deals import main
+    from faro_pi.service.deals import main  # the journal and the rules, for this command
 
     return main(args.journal, as_json=args.json)
 
 
 def _sim(args: argparse.Namespace) -> int:
     lgpio_folder()
-    from faro_pi.sim.run import main
+    from faro_pi.sim.run import main  # gpiozero, after $LG_WD is set; rich
 
     return main(args)
 
 
 def _doctor(args: argparse.Namespace) -> int:
     lgpio_folder()
-    from faro_pi.doctor import main
+    from faro_pi.doctor import main  # gpiozero, after $LG_WD is set
 
     return main(args.config, reader_timeout=args.timeout)
 
@@ -269,8 +266,6 @@ def parser() -> argparse.ArgumentParser:
     doctor.set_defaults(run=_doctor)
 
     add_console_commands(commands)
-    from faro_pi.floor.command import add_floor_command
-
     add_floor_command(commands, _logging)
     return top
 

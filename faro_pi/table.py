@@ -109,9 +109,13 @@ async def _lookout_and_floor(
 ) -> None:
     """The lookout's console and the floor's publisher, each when the configuration asks."""
     if config.console.enabled:
-        from faro_pi.console.server import open_console  # only with the console: ~60 ms
-
-        console = await open_console(daemon, config)
+        try:
+            from faro_pi.console.server import open_console  # Starlette, uvicorn: ~0.1 s
+        except ImportError as exc:  # the table deals without its console
+            log.warning("console: not served: %s (reinstall faro-pi with its dependencies)", exc)
+            console = None
+        else:
+            console = await open_console(daemon, config)
         if console is not None:
             closing.push_async_callback(console.close)
             daemon.watchers.append(console.changed)

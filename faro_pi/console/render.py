@@ -15,6 +15,8 @@ import logging
 import math
 from typing import Any
 
+from starlette.responses import Response
+
 log = logging.getLogger("faro_pi")
 
 _REASONS = 16
@@ -36,8 +38,6 @@ class Render:
 
     def response(self, status: int, body: Any, headers: dict[str, str] | None = None):
         """A JSON answer, never cached."""
-        from starlette.responses import Response
-
         return Response(
             self(body),
             status,

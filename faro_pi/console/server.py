@@ -25,10 +25,17 @@ import json
 import logging
 import socket
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.requests import ClientDisconnect
+from starlette.responses import Response
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
 
 from faro_pi.config import Config
-from faro_pi.console.hosts import allowed_names
+from faro_pi.console.guest import GuestServer, guest_config
+from faro_pi.console.hosts import HostCheck, allowed_names
 from faro_pi.console.openapi import openapi
 from faro_pi.console.render import Render
 from faro_pi.console.stream import HEARTBEAT, Client, EventStream
@@ -37,9 +44,8 @@ from faro_pi.exc import JournalError, Refused
 from faro_pi.game.decode import event_from_json
 from faro_pi.game.events import event_to_json
 from faro_pi.service import view as snapshot
-
-if TYPE_CHECKING:
-    from faro_pi.console.guest import GuestServer
+from faro_pi.service.export import export_lines
+from faro_pi.service.journal import Journal
 
 log = logging.getLogger("faro_pi")
 
@@ -66,12 +72,6 @@ async def open_console(daemon, config: Config) -> Console | None:
     The table deals with or without it: a port in use or an unwritable token
     file costs the console, never the game.
     """
-    try:
-        import starlette  # noqa: F401
-        import uvicorn  # noqa: F401
-    except ImportError as exc:
-        log.warning("console: not served: %s (reinstall faro-pi with its dependencies)", exc)
-        return None
     settings = config.console
     path = token_path(config)
     try:
@@ -150,9 +150,6 @@ class Console:
 
     def start(self, listener: socket.socket) -> None:
         """Serves on ``listener`` (bound and listening already) from a task on this loop."""
-
-        from faro_pi.console.guest import GuestServer, guest_config
-
         self.port = listener.getsockname()[1]
         self.server = GuestServer(guest_config(self.app, PENDING))
         self._serving = asyncio.create_task(self.server.serve([listener]), name="console")
@@ -186,12 +183,6 @@ class Console:
     # -- the routes ----------------------------------------------------------------
 
     def _app(self):
-        from starlette.applications import Starlette
-        from starlette.routing import Mount, Route
-        from starlette.staticfiles import StaticFiles
-
-        from faro_pi.console.hosts import HostCheck
-
         app = Starlette(
             routes=[
                 Route("/openapi.json", self._openapi, methods=["GET"]),
@@ -217,8 +208,6 @@ class Console:
         return self._json(200, snapshot.history(self.daemon.table))
 
     async def _export(self, request):
-        from starlette.responses import Response
-
         try:
             text = await asyncio.to_thread(_export, self.daemon.journal.path)
         except JournalError as exc:
@@ -300,8 +289,6 @@ class _Unfinished(Exception):
 
 
 async def _body(request) -> bytes:
-    from starlette.requests import ClientDisconnect
-
     chunks, size = [], 0
     try:
         async for chunk in request.stream():
@@ -315,8 +302,5 @@ async def _body(request) -> bytes:
 
 
 def _export(path: Path) -> str:
-    from faro_pi.service.export import export_lines
-    from faro_pi.service.journal import Journal
-
     with Journal.open(path, readonly=True) as journal:
         return "".join(export_lines(journal))

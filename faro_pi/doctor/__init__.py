@@ -34,14 +34,17 @@ from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import TextIO
 
+from gpiozero import Device, InputDevice
+
 from faro_pi.board import ROLES, SPI0_PINS, spi_driver
 from faro_pi.config import Config, load_config
-from faro_pi.devices.pins import factory_name
+from faro_pi.devices.pins import factory_name, pin_factory
 from faro_pi.doctor.buses import SPI_OFF, i2c_speed_check, spi_check
 from faro_pi.doctor.check import SERVICE_STOPPED, Check, one_line, verdicts
 from faro_pi.doctor.daemon import pins_beside, reader_beside, running_daemon
 from faro_pi.doctor.reader import check_reader
 from faro_pi.exc import ConfigError, JournalError
+from faro_pi.service.journal import Journal
 
 READER_TIMEOUT = 5.0
 """Seconds to wait for the reader's first frame (it sends a heartbeat every second)."""
@@ -109,7 +112,7 @@ def run_checks(
         yield reader_beside(running) if running else check_reader(config, reader_timeout)
         yield _journal(config, written=running is not None)
         yield _clock(clock, ntp)
-        from faro_pi.doctor.broker import broker_check
+        from faro_pi.doctor.broker import broker_check  # aiomqtt and paho: a floor's only
 
         yield broker_check(config)
     finally:
@@ -151,8 +154,6 @@ def _pin_factory(config: Config, given=None) -> tuple[Check, object]:
     name = config.gpio.pin_factory
     if given is not None:
         return Check("gpio", True, f"{factory_name(given)} pins (given)"), given
-    from faro_pi.devices.pins import pin_factory
-
     fix = (
         "on a Raspberry Pi install lgpio (sudo apt install python3-lgpio; make install "
         'does); on a machine without GPIO set gpio.pin_factory = "mock"'
@@ -162,8 +163,6 @@ def _pin_factory(config: Config, given=None) -> tuple[Check, object]:
         if name is not None:
             factory = pin_factory(name)
         else:
-            from gpiozero import Device
-
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always")
                 Device.ensure_pin_factory()
@@ -200,8 +199,6 @@ def _fallback_fix(reason: str) -> str:
 
 
 def _pins(config: Config, factory) -> Iterator[Check]:
-    from gpiozero import InputDevice
-
     on_spi = spi_driver(config.leds.driver)
     spi_keys = {f"leds.{role.key}": role.spi for role in ROLES if role.spi is not None}
     for key, pin in config.pins().items():
@@ -235,7 +232,7 @@ def _display(config: Config) -> Check:
         return skipped(f"display.driver = {display.driver}")
     where = f"0x{display.i2c_address:02X} on /dev/i2c-{display.i2c_port}"
     try:
-        from smbus2 import SMBus
+        from smbus2 import SMBus  # here, so that a missing smbus2 is a line of the report
     except ImportError as exc:
         return failed(f"smbus2 is missing ({exc})", "reinstall faro-pi")
     try:
@@ -294,8 +291,6 @@ def _journal(config: Config, written: bool = False) -> Check:
 
 
 def _journal_file(path: Path, written: bool) -> Check:
-    from faro_pi.service.journal import Journal
-
     passed, failed, _ = verdicts("journal")
     if written and not os.access(path, os.R_OK):
         return passed(f"{path}: written by the running daemon (closed to this login)")

@@ -10,14 +10,15 @@ import errno
 import os
 import time
 
+import serial
+
 from faro_pi.config import Config
 from faro_pi.doctor.check import SERVICE_STOPPED, Check, one_line, verdicts
+from faro_pi.shoe.fsp1 import CardFrame, FrameParser, Heartbeat, Hello, NoRead
 
 
 def check_reader(config: Config, timeout: float) -> Check:
     """The reader's port opens and, for an fsp1 reader, a frame arrives within ``timeout``."""
-    import serial
-
     passed, failed, _ = verdicts("reader")
     reader = config.reader
     if reader.port.startswith("/") and not os.path.exists(reader.port):
@@ -47,10 +48,6 @@ _PORT_FIXES = {errno.EACCES: _DIALOUT, errno.EPERM: _DIALOUT, errno.EBUSY: SERVI
 
 def _listen(port, config: Config, timeout: float) -> Check:
     """Reads until the first fsp1 frame, or ``timeout``; acknowledges nothing."""
-    import serial
-
-    from faro_pi.shoe.fsp1 import FrameParser
-
     passed, failed, _ = verdicts("reader")
     reader = config.reader
     parser = FrameParser()
@@ -84,8 +81,6 @@ def _listen(port, config: Config, timeout: float) -> Check:
 
 def _frame_said(frame) -> str | None:
     """What a frame from the reader shows about it, or None for a frame that shows nothing."""
-    from faro_pi.shoe.fsp1 import CardFrame, Heartbeat, Hello, NoRead
-
     if isinstance(frame, Hello):
         return f"a hello ({frame.text or 'no name'})"
     if isinstance(frame, Heartbeat):

@@ -23,6 +23,12 @@ import time
 from pathlib import Path
 from typing import Any
 
+from starlette.applications import Starlette
+from starlette.responses import FileResponse, JSONResponse, RedirectResponse, Response
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from faro_pi.console.guest import GuestServer, guest_config
 from faro_pi.console.stream import Client, send_stream
 from faro_pi.floor.pit import pit
 from faro_pi.floor.pitboss import PitBoss
@@ -91,10 +97,6 @@ class FloorPage:
     # -- the routes -------------------------------------------------------------------
 
     def _app(self):
-        from starlette.applications import Starlette
-        from starlette.routing import Mount, Route
-        from starlette.staticfiles import StaticFiles
-
         return Starlette(
             routes=[
                 Route("/", self._index, methods=["GET"]),
@@ -113,7 +115,6 @@ class FloorPage:
         return hmac.compare_digest(given.strip().encode(), self.token.encode())
 
     async def _index(self, request):
-        from starlette.responses import FileResponse, RedirectResponse
 
         given = request.query_params.get("token")
         if given is None:
@@ -136,7 +137,6 @@ class FloorPage:
         return _Events(self)
 
     async def _export(self, request):
-        from starlette.responses import Response
 
         if not self._allowed(request):
             return _denied()
@@ -178,13 +178,11 @@ def _event(body: dict[str, Any]) -> bytes:
 
 
 def _json(status: int, body: Any):
-    from starlette.responses import JSONResponse
 
     return JSONResponse(body, status, headers={"Cache-Control": "no-store"})
 
 
 def _denied():
-    from starlette.responses import JSONResponse
 
     return JSONResponse(
         {"error": "the floor page needs its token: open /?token=<token> once"},
@@ -212,8 +210,6 @@ def listen(host: str, port: int) -> socket.socket:
 
 async def serve_page(page: FloorPage, listener: socket.socket):
     """Serves the page on ``listener`` until cancelled."""
-
-    from faro_pi.console.guest import GuestServer, guest_config
 
     server = GuestServer(guest_config(page.app, BACKLOG))
     serving = asyncio.create_task(server.serve([listener]), name="floor page")

@@ -16,6 +16,7 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
+from faro_pi.exc import JournalError
 from faro_pi.service.journal import Entry, Journal
 from faro_pi.service.verify import Break, Chain
 
@@ -61,8 +62,6 @@ class Export:
 def main(path: Path, verified: bool, out=None, err=None) -> int:
     """``faro-pi export``: 0 when every row printed verifies, 1 when the chain broke."""
     out, err = out or sys.stdout, err or sys.stderr
-    from faro_pi.exc import JournalError
-
     try:
         with Journal.open(path, readonly=True) as journal:
             export = Export(journal, verified=verified)

@@ -16,6 +16,8 @@ import logging
 from collections.abc import Callable
 from typing import Protocol
 
+import serial
+
 from faro_pi.exc import JournalError
 from faro_pi.game.events import Alarm, CardDrawn, Clear
 from faro_pi.shoe.fsp1 import (
@@ -80,8 +82,6 @@ class ReaderPort:
         self._task = asyncio.get_running_loop().create_task(self._keep_open(), name="reader")
 
     async def _keep_open(self) -> None:
-        import serial
-
         delay, complained = BACKOFF_FIRST, False
         loop = asyncio.get_running_loop()
         while not self._closing:
@@ -116,8 +116,6 @@ class ReaderPort:
             self._serial = None
 
     def _readable(self) -> None:
-        import serial
-
         try:
             data = self._serial.read(4096)
             if not data:
@@ -128,8 +126,6 @@ class ReaderPort:
         self._received(data)
 
     def write(self, data: bytes) -> None:
-        import serial
-
         if self._serial is None:
             return  # the reader repeats the frame; it will be acknowledged then
         try:

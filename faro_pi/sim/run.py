@@ -21,8 +21,14 @@ from faro_pi.config import load_config
 from faro_pi.exc import FaroError, Refused
 from faro_pi.game.decode import event_from_json
 from faro_pi.game.events import Alarm, CardDrawn
+from faro_pi.service.export import export_lines
+from faro_pi.service.journal import Journal
 from faro_pi.sim import faults
 from faro_pi.sim import scenario as scenarios
+from faro_pi.sim.screen import screen_for
+from faro_pi.table import serve
+from faro_pi.virtual.chain import watched_factory
+from faro_pi.virtual.oled import VirtualOled
 from faro_pi.virtual.reader import VirtualReader
 
 log = logging.getLogger("faro_pi.sim.run")
@@ -82,9 +88,6 @@ class SimulatedTable:
     """The hardware around the daemon, and the scenario's hands on it."""
 
     def __init__(self, out: Path, speed: float):
-        from faro_pi.virtual.chain import watched_factory
-        from faro_pi.virtual.oled import VirtualOled
-
         self.out = out
         self.speed = speed
         self.factory, self.chain = watched_factory()
@@ -204,8 +207,6 @@ def _prepare(out: Path) -> Path:
 
 async def simulate(steps: list[dict], out: Path, speed: float = 1.0, screen=None) -> dict:
     """Plays ``steps`` on the simulated table; returns the summary it also writes."""
-    from faro_pi.table import serve
-
     config = load_config(_prepare(out), environ={})
     table = SimulatedTable(out, speed)
     table.reader.plug()
@@ -268,9 +269,6 @@ async def simulate(steps: list[dict], out: Path, speed: float = 1.0, screen=None
 
 def _write(out: Path, table: SimulatedTable, summary: dict) -> None:
     """The outputs beside the daemon's journal; ``events.jsonl`` is that journal, exported."""
-    from faro_pi.service.export import export_lines
-    from faro_pi.service.journal import Journal
-
     with (
         Journal.open(out / "journal.sqlite3", readonly=True) as journal,
         open(out / "events.jsonl", "w", encoding="utf-8") as lines,
@@ -295,8 +293,6 @@ def main(args: argparse.Namespace) -> int:
         print(f"faro-pi sim: {exc}", file=sys.stderr)
         return 2
     out = Path(args.out)
-    from faro_pi.sim.screen import screen_for
-
     with screen_for(sys.stdout, steps) as screen:
         summary = asyncio.run(simulate(steps, out, args.speed, screen))
     balances = "  ".join(f"{name} {amount:+d}" for name, amount in summary["balances"].items())

@@ -12,7 +12,16 @@ import contextlib
 import time
 from typing import TextIO
 
+from rich.columns import Columns
+from rich.console import Console, Group
+from rich.live import Live
+from rich.panel import Panel
+from rich.progress_bar import ProgressBar
+from rich.table import Table as Grid
+from rich.text import Text
+
 from faro_pi.game.cards import RANKS, SUIT_SYMBOLS, SUITS, rank_name
+from faro_pi.service.logline import describe_card
 
 FAULTS_SHOWN = 6
 """The live view's latest faults."""
@@ -48,8 +57,6 @@ class LiveScreen:
     """A rich Live view, refreshed from the loop, never from a thread of its own."""
 
     def __init__(self, stream: TextIO, total: int):
-        from rich.console import Console
-        from rich.live import Live
 
         self.console = Console(file=stream)
         self.live = Live(console=self.console, auto_refresh=False, transient=False)
@@ -73,12 +80,6 @@ class LiveScreen:
         self.live.update(self._render(table, sim), refresh=True)
 
     def _render(self, table, sim):
-        from rich.columns import Columns
-        from rich.console import Group
-        from rich.panel import Panel
-        from rich.progress_bar import ProgressBar
-        from rich.table import Table as Grid
-        from rich.text import Text
 
         oled = Text("\n".join(oled_text(sim.oled.image())), style="bold cyan")
         rows = sim.chain.grid()
@@ -119,7 +120,6 @@ class LiveScreen:
 
 def _faults(faults: list[dict]):
     """The latest faults, newest last, each with the scenario's step that brought it."""
-    from rich.text import Text
 
     text = Text()
     for fault in faults[-FAULTS_SHOWN:]:
@@ -151,8 +151,6 @@ class PlainScreen:
         if len(sim.record.cards) == self._cards:
             return
         self._cards = len(sim.record.cards)
-        from faro_pi.service.logline import describe_card
-
         print(describe_card(table), file=self.stream, flush=True)
 
 
