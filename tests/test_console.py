@@ -214,6 +214,7 @@ def test_the_console_serves_the_page_the_schema_and_the_state(tmp_path):
                 "soda": None,
                 "hock": None,
                 "complete": False,
+                "stage": "shuffled",
             }
             assert [c["rank"] for c in state["case"]][:3] == ["A", "2", "3"]
             assert state["entries"] == "open" and state["seats"] == []

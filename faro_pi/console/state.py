@@ -16,7 +16,7 @@ from faro_pi.game.cards import RANKS, rank_name
 from faro_pi.game.events import Bet
 from faro_pi.game.felt import LOWER, SEVEN, UPPER
 from faro_pi.game.odds import last_three, next_pair
-from faro_pi.game.pack import Stage
+from faro_pi.game.pack import FINAL_WINNER, Entries, Stage
 from faro_pi.game.profile import options_json
 from faro_pi.game.rules import Table
 from faro_pi.game.settle import Pair, Settlement
@@ -53,11 +53,13 @@ def state(table: Table, version: int) -> dict[str, Any]:
             "soda": pack.soda.code if pack.soda else None,
             "hock": pack.hock.code if pack.hock else None,
             "complete": pack.complete,
+            "stage": pack.stage.value,
         },
         "case": [{"rank": name, "count": pack.counts[i + 1]} for i, name in enumerate(RANKS)],
         "pair": current,
         "last_pair": pair(table.last_pair) if table.last_pair else None,
         "entries": entries(table),
+        "can_lock": table.entries is Entries.OPEN and len(pack.exposed) < FINAL_WINNER,
         "predictions": [prediction(p) for p in table.predictions],
         "calls": [_call(c.player, c.weight, c.order, c.colours) for c in table.calls],
         "call_results": [settlement(s) for s in table.call_results],
