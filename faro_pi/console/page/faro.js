@@ -1,9 +1,12 @@
 // The lookout's console: the table's state from /api/events, entries posted to /api/events.
 //
-// The store holds what the table said; each panel draws its part of the page from it with
-// render(state, actions), state being {table, odds, history, link, picks} and actions what
-// a panel may do. After any change every panel draws again, and patch() touches only what
-// differs, so the element under the lookout's finger or focus stays the same element.
+// store.js holds what the table said (the event stream, newer versions only, the odds and
+// the history); api.js posts entries with the token; entries.js offers each one back;
+// picks.js keeps the lookout's picks. Each module of panels/ and dialogs/ draws its part of
+// the page with render(state, actions), state being {table, odds, history, link, picks},
+// and may wire(actions) its fixed controls once. After any change every part draws again
+// with dom.js's patch(), which touches only what differs: the element under the lookout's
+// finger or focus stays the same element.
 
 import { token } from "./api.js";
 import * as entries from "./entries.js";
@@ -41,15 +44,16 @@ const PARTS = [
   piles, settlements, caseKeeper, balances, chart, odds, packSummary, checks, cardDialog,
 ];
 
+/** What a part of the page may do: enter, ask, pick, draw again. */
 const actions = {
-  picks,
   post: entries.post,
   enter: entries.enter,
   tapped: entries.tapped,
   toast,
   redraw,
+  /** Changes the picks (given, or made from the picks as they are) and draws them. */
   pick(changes) {
-    pick(changes);
+    pick(typeof changes === "function" ? changes(picks) : changes);
     redraw();
   },
   listChecks: (place) => checks.open(place, actions),

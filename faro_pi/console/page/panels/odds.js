@@ -42,5 +42,5 @@ export function render({ odds, picks }) {
 }
 
 export function wire(actions) {
-  $("odds-form").addEventListener("click", () => actions.pick({ percent: !actions.picks.percent }));
+  $("odds-form").addEventListener("click", () => actions.pick((p) => ({ percent: !p.percent })));
 }

@@ -56,6 +56,6 @@ export function render({ table, picks }, actions) {
 }
 
 export function wire(actions) {
-  $("copper").addEventListener("click", () => actions.pick({ copper: !actions.picks.copper, takeOff: false }));
-  $("take-off").addEventListener("click", () => actions.pick({ takeOff: !actions.picks.takeOff }));
+  $("copper").addEventListener("click", () => actions.pick((p) => ({ copper: !p.copper, takeOff: false })));
+  $("take-off").addEventListener("click", () => actions.pick((p) => ({ takeOff: !p.takeOff })));
 }
