@@ -11,7 +11,7 @@ export function render({ table }) {
   $("seat-controls").hidden = !seated;
   $("join").disabled = !open || table.seats.length >= 10;
   $("leave").disabled = !open || table.seats.length <= 2;
-  $("close-night").disabled = !(table.pack.exposed.length === 0 || table.pack.complete);
+  $("close-night").disabled = !["shuffled", "hock"].includes(table.pack.stage);
   if (!seated) {
     patch($("balances"), h("li", { class: "none" }, "Nobody is seated yet."));
     return;

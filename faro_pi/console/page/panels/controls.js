@@ -6,7 +6,7 @@ export function render({ table }) {
   const pack = table.pack;
   $("lock").disabled = !table.can_lock;
   $("new-pack").disabled = !pack.complete;
-  $("undo").disabled = pack.exposed.length === 0;
+  $("undo").disabled = pack.stage === "shuffled";
   $("enter-card").disabled = pack.complete;
   $("clear").disabled = table.alarms.length === 0;
 }

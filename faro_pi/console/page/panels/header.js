@@ -10,7 +10,7 @@ export function render({ table, link }) {
   $("link-text").textContent = LINK[link];
   if (!table) return;
   const pack = table.pack;
-  $("status").textContent = pack.exposed.length
+  $("status").textContent = pack.stage !== "shuffled"
     ? `Pack ${pack.number} · turn ${pack.turn} · ${pack.left} in the shoe`
     : `Pack ${pack.number} · ${pack.left} in the shoe`;
   const entries = $("entries");
