@@ -513,6 +513,10 @@ def test_the_floor_page_needs_its_token_and_reads_the_pit(tmp_path, broker):
             assert export.text == journal_export(tmp_path / "t2" / "journal.sqlite3")
             missing = await http.get("/api/tables/t9/export")
             assert missing.status_code == 404
+            # The page draws with the console's renderer: the very file, as a module.
+            renderer = await http.get("/dom.js")
+            assert renderer.headers["content-type"].startswith("text/javascript")
+            assert renderer.text == (ROOT / "faro_pi/console/page/dom.js").read_text()
 
     asyncio.run(scenario())
 

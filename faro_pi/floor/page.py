@@ -38,6 +38,9 @@ log = logging.getLogger("faro_pi")
 
 PAGE = Path(__file__).with_name("page")
 
+RENDERER = Path(__file__).parent.parent / "console" / "page" / "dom.js"
+"""The console page's renderer, which the floor's page draws with too (served as /dom.js)."""
+
 COOKIE = "faro-floor"
 
 PUSH_AFTER = 0.05
@@ -100,6 +103,7 @@ class FloorPage:
         return Starlette(
             routes=[
                 Route("/", self._index, methods=["GET"]),
+                Route("/dom.js", self._renderer, methods=["GET"]),
                 Route("/api/pit", self._pit, methods=["GET"]),
                 Route("/api/events", self._events, methods=["GET"]),
                 Route("/api/tables/{name}/export", self._export, methods=["GET"]),
@@ -125,6 +129,11 @@ class FloorPage:
         else:
             answer.delete_cookie(COOKIE)
         return answer
+
+    async def _renderer(self, request):
+        from starlette.responses import FileResponse
+
+        return FileResponse(RENDERER, media_type="text/javascript")
 
     async def _pit(self, request):
         if not self._allowed(request):

@@ -1,6 +1,7 @@
 // The balances pair by pair, as lines: one participant a line, in their colour.
 
-import { s, signed } from "./dom.js";
+import { s } from "./dom.js";
+import { signed } from "./cards.js";
 
 /** Each participant's balance after every pair (and each hock with calls), from the history. */
 function series(history, names) {
@@ -24,14 +25,11 @@ function series(history, names) {
   return points;
 }
 
-/** Draws the chart of ``names`` (a line each, in ``colourOf`` its name) into ``box``. */
-export function drawChart(box, history, names, colourOf) {
-  if (!history || !names.length) {
-    box.replaceChildren();
-    return;
-  }
+/** The chart of ``names`` (a line each, in ``colourOf`` its name), ``across`` px wide or so. */
+export function chart(history, names, colourOf, across) {
+  if (!history || !names.length) return null;
   const points = series(history, names);
-  const width = Math.max(260, Math.round(box.clientWidth || 320));
+  const width = Math.max(260, Math.round(across || 320));
   const height = Math.round(Math.min(220, Math.max(150, width * 0.42)));
   const pad = { left: 38, right: 12, top: 12, bottom: 24 };
   const all = points.flatMap((p) => Object.values(p.values));
@@ -79,8 +77,7 @@ export function drawChart(box, history, names, colourOf) {
   const summary = names
     .map((name) => `${name} ${signed(points[points.length - 1].values[name])}`)
     .join(", ");
-  box.replaceChildren(
-    s(
+  return s(
       "svg",
       {
         width,
@@ -91,8 +88,7 @@ export function drawChart(box, history, names, colourOf) {
       },
       ...grid,
       ...lines,
-    ),
-  );
+    );
 }
 
 function niceStep(raw) {

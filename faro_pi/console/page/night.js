@@ -1,6 +1,7 @@
 // A night at the table in sum: each participant's result, as a table and as a CSV file.
 
-import { h, signed } from "./dom.js";
+import { h } from "./dom.js";
+import { signed, trend } from "./cards.js";
 
 /** The open night's results from the state: the seated in table order, then those who left. */
 export function openNight(state) {
@@ -22,9 +23,9 @@ export function nightTable(rows) {
       ...rows.map((r) =>
         h(
           "tr",
-          { dataset: { player: r.player } },
+          { key: r.player, dataset: { player: r.player } },
           h("th", { scope: "row" }, r.player, r.left ? h("small", {}, " left early") : null),
-          h("td", { class: r.balance > 0 ? "up" : r.balance < 0 ? "down" : "" }, signed(r.balance)),
+          h("td", { class: trend(r.balance) }, signed(r.balance)),
         ),
       ),
     ),
@@ -46,7 +47,7 @@ export function nightCsv(number, rows) {
 /** Saves ``text`` as a file named ``name``, made in the page: no request leaves it. */
 export function download(name, text, type = "text/csv") {
   const url = URL.createObjectURL(new Blob([text], { type }));
-  const link = h("a", { href: url, download: name, hidden: true });
+  const link = Object.assign(document.createElement("a"), { href: url, download: name, hidden: true });
   document.body.append(link);
   link.click();
   link.remove();

@@ -3,7 +3,7 @@
 // The rules engine takes off all of a player's bets on a place (in one direction, with
 // copper); so taking back one bet also takes off the others there, and places them again.
 
-import { placeFields, placeKey, placeName } from "./dom.js";
+import { placeFields, placeKey, placeName } from "./cards.js";
 
 /** How long an entry can be taken back with one tap (ms). */
 export const UNDO_FOR = 5000;

@@ -1,25 +1,13 @@
 // The floor page: every table at a glance, live from /api/events. Read-only.
-// Names come from the tables: they are only ever set as text, never as markup.
+// Names come from the tables: they are only ever set as text, never as markup. Drawn with
+// the console's renderer (its dom.js, served here too), so a redraw changes only what differs.
 
-const SVG = "http://www.w3.org/2000/svg";
+import { $, h as el, patch, s } from "./dom.js";
+
 const COLOURS = ["#f0c75e", "#8fdc8f", "#7fb8ff", "#ff8a80", "#d7a6ff", "#6fe0d0", "#ffb36b", "#c9d86b"];
-const $ = (id) => document.getElementById(id);
 
 let last = null; // the latest pit, and when (by this clock) it arrived
 let arrivedAt = 0;
-
-function el(tag, attrs = {}, ...children) {
-  const node = document.createElement(tag);
-  for (const [key, value] of Object.entries(attrs)) {
-    if (key === "class") node.className = value;
-    else if (key === "data") Object.assign(node.dataset, value);
-    else node.setAttribute(key, value);
-  }
-  for (const child of children) {
-    if (child !== null && child !== undefined) node.append(child);
-  }
-  return node;
-}
 
 function money(value) {
   const sign = value > 0 ? "+" : value < 0 ? "−" : "";
@@ -27,7 +15,7 @@ function money(value) {
 }
 
 function moneyCell(tag, value) {
-  return el(tag, { class: "money", data: { sign: Math.sign(value) } }, money(value));
+  return el(tag, { class: "money", dataset: { sign: Math.sign(value) } }, money(value));
 }
 
 function duration(seconds) {
@@ -53,10 +41,7 @@ function integrityMark(findings) {
 
 function tableCard(table, colour) {
   const alarm = table.alarms.length > 0 || table.flagged.length > 0;
-  const card = el("article", {
-    class: "table",
-    data: { table: table.name, online: String(table.online), alarm: String(alarm) },
-  });
+  const current = table.packs.length ? table.packs[table.packs.length - 1].result : 0;
   const head = el(
     "header",
     {},
@@ -71,15 +56,29 @@ function tableCard(table, colour) {
     `Pack ${table.pack} · turn ${table.turn} · ${table.cards}/52 out`,
     table.banker ? el("span", { class: "banker" }, ` · ${table.banker} banks`) : null,
   );
-  card.append(head, status, deal);
-  if (alarm) {
-    const alarms = table.alarms.map((a) => el("li", {}, el("strong", {}, a.kind), " ", a.text));
-    const flagged = table.flagged.map((f) => el("li", { data: { pack: f.pack } }, el("strong", {}, `pack ${f.pack}`), " ", f.findings.join("; ")));
-    card.append(el("ul", { class: "alarms" }, ...alarms, ...flagged));
-  }
-  if (table.diverged) card.append(el("p", { class: "diverged" }, `The floor stopped following this table at ${table.diverged}`));
-  const current = table.packs.length ? table.packs[table.packs.length - 1].result : 0;
-  card.append(
+  const alarms = () =>
+    el(
+      "ul",
+      { class: "alarms" },
+      table.alarms.map((a) => el("li", {}, el("strong", {}, a.kind), " ", a.text)),
+      table.flagged.map((f) => el("li", { dataset: { pack: f.pack } }, el("strong", {}, `pack ${f.pack}`), " ", f.findings.join("; "))),
+    );
+  const packs = () =>
+    el(
+      "ol",
+      { class: "packs", "aria-label": "The bank per pack" },
+      table.packs.map((p) =>
+        el("li", { title: p.banker ? `${p.banker} banked` : "" }, `#${p.pack} `, moneyCell("span", p.result), integrityMark(p.integrity)),
+      ),
+    );
+  return el(
+    "article",
+    { class: "table", key: table.name, dataset: { table: table.name, online: String(table.online), alarm: String(alarm) } },
+    head,
+    status,
+    deal,
+    alarm ? alarms() : null,
+    table.diverged ? el("p", { class: "diverged" }, `The floor stopped following this table at ${table.diverged}`) : null,
     el(
       "dl",
       { class: "bank" },
@@ -88,25 +87,12 @@ function tableCard(table, colour) {
       el("dt", {}, "Bank, the night"),
       moneyCell("dd", table.bank),
     ),
+    table.packs.length > 1 || table.packs.some((p) => p.integrity !== null) ? packs() : null,
+    el("p", { class: "rows muted" }, `${table.rows.toLocaleString("en")} journal rows copied`),
   );
-  if (table.packs.length > 1 || table.packs.some((p) => p.integrity !== null)) {
-    card.append(
-      el(
-        "ol",
-        { class: "packs", "aria-label": "The bank per pack" },
-        ...table.packs.map((p) =>
-          el("li", { title: p.banker ? `${p.banker} banked` : "" }, `#${p.pack} `, moneyCell("span", p.result), integrityMark(p.integrity)),
-        ),
-      ),
-    );
-  }
-  card.append(el("p", { class: "rows muted" }, `${table.rows.toLocaleString("en")} journal rows copied`));
-  return card;
 }
 
 function drawChart(tables, colours) {
-  const svg = $("chart");
-  svg.replaceChildren();
   const series = tables.map((t) => [0, ...t.chart]);
   const longest = Math.max(2, ...series.map((s) => s.length));
   const values = series.flat();
@@ -114,29 +100,35 @@ function drawChart(tables, colours) {
   const bottom = Math.min(-1, ...values);
   const x = (i) => (i / (longest - 1)) * 600;
   const y = (v) => 210 - ((v - bottom) / (top - bottom)) * 200;
-  const zero = document.createElementNS(SVG, "line");
-  for (const [k, v] of Object.entries({ x1: 0, x2: 600, y1: y(0), y2: y(0), class: "zero" })) zero.setAttribute(k, v);
-  svg.replaceChildren(zero);
-  series.forEach((points, i) => {
-    const line = document.createElementNS(SVG, "polyline");
-    line.setAttribute("points", points.map((v, j) => `${x(j).toFixed(1)},${y(v).toFixed(1)}`).join(" "));
-    line.setAttribute("stroke", colours[i]);
-    line.setAttribute("class", "series");
-    line.dataset.table = tables[i].name;
-    svg.append(line);
-  });
-  $("legend").replaceChildren(
-    ...tables.map((t, i) => el("li", {}, el("span", { class: "swatch", style: `background:${colours[i]}` }), `${t.name} `, moneyCell("span", t.bank))),
+  patch(
+    $("chart"),
+    s("line", { x1: 0, x2: 600, y1: y(0), y2: y(0), class: "zero" }),
+    series.map((points, i) =>
+      s("polyline", {
+        key: tables[i].name,
+        points: points.map((v, j) => `${x(j).toFixed(1)},${y(v).toFixed(1)}`).join(" "),
+        stroke: colours[i],
+        class: "series",
+        dataset: { table: tables[i].name },
+      }),
+    ),
+  );
+  patch(
+    $("legend"),
+    tables.map((t, i) =>
+      el("li", { key: t.name }, el("span", { class: "swatch", style: `background:${colours[i]}` }), `${t.name} `, moneyCell("span", t.bank)),
+    ),
   );
 }
 
 function drawPlayers(players) {
   $("no-players").hidden = players.length > 0;
-  $("players").replaceChildren(
-    ...players.map((p) =>
+  patch(
+    $("players"),
+    players.map((p) =>
       el(
         "tr",
-        { data: { player: p.name } },
+        { key: p.name, dataset: { player: p.name } },
         el("th", { scope: "row" }, p.name),
         moneyCell("td", p.result),
         el("td", { class: "where" }, p.tables.map((t) => `${t.table} ${money(t.result)}`).join(" · ")),
@@ -151,14 +143,14 @@ function render(pit, fresh = true) {
     arrivedAt = performance.now();
   }
   const colours = pit.tables.map((_, i) => COLOURS[i % COLOURS.length]);
-  $("tables").replaceChildren(...pit.tables.map((t, i) => tableCard(t, colours[i])));
+  patch($("tables"), pit.tables.map((t, i) => tableCard(t, colours[i])));
   drawChart(pit.tables, colours);
   drawPlayers(pit.players);
   const online = pit.tables.filter((t) => t.online).length;
   const alarms = pit.alarms ? ` · ${pit.alarms} with an alarm` : "";
   $("summary").textContent = `${online} of ${pit.tables.length} tables online${alarms}`;
   $("summary").dataset.alarm = String(pit.alarms > 0);
-  $("bank-total").replaceChildren("· the bank ", moneyCell("span", pit.bank));
+  patch($("bank-total"), "· the bank ", moneyCell("span", pit.bank));
   document.body.dataset.version = String(pit.version);
 }
 

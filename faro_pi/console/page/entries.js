@@ -1,0 +1,76 @@
+// Entries from the page: posted, their state taken, and each one offered back for a few
+// seconds (its undo), a slip of a double tap asked about rather than entered twice.
+
+import { $ } from "./dom.js";
+import { post as send } from "./api.js";
+import { store, take } from "./store.js";
+import { toast } from "./toast.js";
+import { ask as askToken } from "./token-form.js";
+import { ask as askAgain } from "./dialogs/again.js";
+import { AGAIN_WITHIN, UNDO_FOR, inverse, said, same } from "./undo.js";
+
+/** Posts ``event``; answers the table's answer if it was taken, else null (having said why). */
+export async function post(event) {
+  const answer = await send(event);
+  if (answer.token) {
+    askToken(answer.token);
+    return null;
+  }
+  if (answer.refused) {
+    toast(answer.refused, answer.rule);
+    return null;
+  }
+  take(answer.state);
+  return answer;
+}
+
+let offered = null;
+let offerTimer = null;
+let lastTap = { event: null, at: 0 };
+
+/** Posts an entry; once the table takes it, offers its undo for a few seconds in ``slot``. */
+export async function enter(event, slot = "felt-note") {
+  const before = store.table;
+  const body = await post(event);
+  if (body) offerUndo(event, inverse(event, before), slot);
+}
+
+function offerUndo(event, events, slot) {
+  const offer = $("undo-offer");
+  offered = events;
+  $("undo-text").textContent = said(event);
+  $(slot).append(offer);
+  offer.hidden = false;
+  $("hint").hidden = slot === "felt-note";
+  clearTimeout(offerTimer);
+  offerTimer = setTimeout(dropOffer, UNDO_FOR);
+}
+
+function dropOffer() {
+  clearTimeout(offerTimer);
+  offered = null;
+  $("undo-offer").hidden = true;
+  $("hint").hidden = false;
+}
+
+async function takeBack() {
+  const events = offered;
+  dropOffer();
+  lastTap = { event: null, at: 0 }; // entering it again after taking it back is no slip
+  for (const event of events || []) {
+    if (!(await post(event))) break;
+  }
+}
+
+/** A tap that enters ``event``; the same tap again at once is asked about, not doubled. */
+export async function tapped(event, slot) {
+  const at = Date.now();
+  const twice = same(event, lastTap.event) && at - lastTap.at < AGAIN_WITHIN;
+  lastTap = { event: twice ? null : event, at };
+  if (!twice) return enter(event, slot);
+  if (await askAgain(said(event))) return enter(event, slot);
+}
+
+export function wire() {
+  $("undo-entry").addEventListener("click", takeBack);
+}

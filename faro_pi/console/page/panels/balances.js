@@ -1,0 +1,47 @@
+// The balances: each participant's result tonight, those who left too; join, leave, close.
+
+import { $, h, patch } from "../dom.js";
+import { colourOf, signed, swatch, trend } from "../cards.js";
+import { openNight } from "../night.js";
+
+export function render({ table }) {
+  const seated = table.seats.length > 0;
+  const open = table.entries === "open";
+  // Join, leave and close the night: each enabled only when the rules would take it.
+  $("seat-controls").hidden = !seated;
+  $("join").disabled = !open || table.seats.length >= 10;
+  $("leave").disabled = !open || table.seats.length <= 2;
+  $("close-night").disabled = !["shuffled", "hock"].includes(table.pack.stage);
+  if (!seated) {
+    patch($("balances"), h("li", { class: "none" }, "Nobody is seated yet."));
+    return;
+  }
+  patch(
+    $("balances"),
+    openNight(table).map(({ player: name, balance, left }) =>
+      h(
+        "li",
+        { key: name, dataset: { player: name }, class: left ? "left" : null },
+        swatch(colourOf(table, name)),
+        // The name wraps rather than being cut; the badges go under it when the row is narrow.
+        h(
+          "span",
+          { class: "who" },
+          h("span", { class: "name" }, name),
+          left ? h("span", { class: "badge gone" }, "left") : null,
+          name === table.banker ? h("span", { class: "badge bank" }, "bank") : null,
+          table.leaders.includes(name) && balance !== 0
+            ? h("span", { class: "badge leader", title: "leader" }, "★ leads")
+            : null,
+        ),
+        h("span", { class: `balance ${trend(balance)}`, dataset: { balance } }, signed(balance)),
+      ),
+    ),
+  );
+}
+
+export function wire(actions) {
+  $("join").addEventListener("click", actions.join);
+  $("leave").addEventListener("click", actions.leave);
+  $("close-night").addEventListener("click", actions.closeNight);
+}

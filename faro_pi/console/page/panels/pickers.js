@@ -1,0 +1,61 @@
+// Under the felt: who bets, the weight, copper and take off, and what a tap will do.
+
+import { $, h, patch } from "../dom.js";
+import { colourOf, swatch } from "../cards.js";
+import { players, weights } from "../picks.js";
+
+export function render({ table, picks }, actions) {
+  const seated = players(table);
+  $("pickers").hidden = seated.length === 0;
+  patch(
+    $("players"),
+    seated.map((name) =>
+      h(
+        "button",
+        {
+          type: "button",
+          key: name,
+          class: "choice player",
+          "aria-pressed": String(name === picks.player),
+          dataset: { player: name },
+          onclick: () => actions.pick({ player: name }),
+        },
+        swatch(colourOf(table, name)),
+        name,
+      ),
+    ),
+  );
+  const offered = weights(table);
+  $("weights").dataset.count = offered.length;
+  patch(
+    $("weights"),
+    offered.map((w) =>
+      h(
+        "button",
+        {
+          type: "button",
+          key: w,
+          class: "choice weight",
+          "aria-pressed": String(w === picks.weight),
+          "aria-label": `weight ${w}`,
+          dataset: { weight: w },
+          onclick: () => actions.pick({ weight: w }),
+        },
+        String(w),
+      ),
+    ),
+  );
+  $("copper").setAttribute("aria-pressed", String(picks.copper));
+  $("take-off").setAttribute("aria-pressed", String(picks.takeOff));
+  const who = picks.player || "the player";
+  const gaps = table.options && table.options.combinations ? " or a gap between cards" : "";
+  $("hint").textContent = picks.takeOff
+    ? `Taking off: tap a check to take it off, or a card to take ${who}'s off it.`
+    : `Tap a card${gaps}: ${who} puts ${picks.weight} on it ${picks.copper ? "coppered, to lose" : "to win"}. Take off, then tap a check, to remove it.`;
+  $("felt").classList.toggle("taking-off", picks.takeOff);
+}
+
+export function wire(actions) {
+  $("copper").addEventListener("click", () => actions.pick((p) => ({ copper: !p.copper, takeOff: false })));
+  $("take-off").addEventListener("click", () => actions.pick((p) => ({ takeOff: !p.takeOff })));
+}

@@ -1,0 +1,35 @@
+// The lookout's picks: who bets, for how much, coppered or not, and how chances show.
+// Kept in the browser across reloads, all but "take off", which is for the moment only.
+
+const PICKS_KEY = "faro-pi.picks";
+const KEPT = ["player", "weight", "copper", "percent"];
+
+export const picks = { player: null, weight: 2, copper: false, takeOff: false, percent: false };
+try {
+  const kept = JSON.parse(localStorage.getItem(PICKS_KEY) || "{}");
+  for (const key of KEPT) if (key in kept) picks[key] = kept[key];
+} catch (err) {
+  localStorage.removeItem(PICKS_KEY);
+}
+
+/** Changes some picks and keeps them. */
+export function pick(changes) {
+  Object.assign(picks, changes);
+  localStorage.setItem(PICKS_KEY, JSON.stringify(picks));
+}
+
+/** The seated who bet: all but the banker. */
+export const players = (table) => table.seats.filter((name) => name !== table.banker);
+
+// The weights offered: even ones for the teaching rules, odd ones too when the house allows.
+const EVEN_WEIGHTS = [2, 4, 6, 10, 20, 50, 100];
+const ANY_WEIGHTS = [1, 2, 3, 4, 5, 6, 10, 25, 50, 100];
+export const weights = (table) => ((table.options || {}).even_weights === false ? ANY_WEIGHTS : EVEN_WEIGHTS);
+
+/** Keeps the picks to what the table allows: a player seated, a weight offered. */
+export function fit(table) {
+  const seated = players(table);
+  if (!seated.includes(picks.player)) picks.player = seated[0] || null;
+  const offered = weights(table);
+  if (!offered.includes(picks.weight)) picks.weight = offered.includes(2) ? 2 : offered[0];
+}
