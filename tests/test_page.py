@@ -27,7 +27,7 @@ from playwright.async_api import async_playwright, expect
 
 from faro_pi.console.state import state as state_of
 from faro_pi.game.cards import RANKS
-from faro_pi.game.decode import event_from_json
+from faro_pi.game.codec import event_from_json
 from faro_pi.game.odds import last_three, next_pair
 from tests.conftest import running_table
 from tests.test_console import console_config, console_of, pack_ending_with, validator

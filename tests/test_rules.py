@@ -527,7 +527,7 @@ def test_alarms_of_one_kind_coalesce_into_a_count_and_the_latest():
 
 
 def test_a_weight_over_the_table_limit_is_refused_and_the_limit_is_the_session_s():
-    from faro_pi.game.decode import event_from_json
+    from faro_pi.game.codec import event_from_json
 
     table = Table()
     table.apply(event_from_json({"type": "session", "seats": ["Ann", "Bank"], "limit": 100,

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from faro_pi.exc import FaroError, Refused
-from faro_pi.game.decode import event_from_json
+from faro_pi.game.codec import event_from_json
 from faro_pi.game.events import Alarm, CardDrawn
 from faro_pi.service.config import load_config
 from faro_pi.sim import faults
