@@ -192,13 +192,18 @@ def _only_true(hint: Any) -> bool:
     return hint is OnlyTrue or any(_only_true(arg) for arg in get_args(hint)[:1])
 
 
-_FIELDS = {
-    cls: (
-        cls.__struct_config__.tag,
-        tuple((f.name, _writer(f.type), _only_true(f.type)) for f in fields(cls)),
+def _written(cls: type) -> tuple[str, tuple]:
+    """The tag and each field's writer, the places (``either``) together where the first is."""
+    declared = [f.name for f in fields(cls)]
+    first = min((declared.index(name) for name in cls.either), default=0)
+    order = sorted(
+        fields(cls), key=lambda f: first if f.name in cls.either else declared.index(f.name)
     )
-    for cls in EVENTS
-}
+    tag = cls.__struct_config__.tag
+    return tag, tuple((f.name, _writer(f.type), _only_true(f.type)) for f in order)
+
+
+_FIELDS = {cls: _written(cls) for cls in EVENTS}
 
 
 def event_to_json(event: Event) -> dict[str, Any]:
