@@ -18,7 +18,16 @@ from typing import Annotated, Any, Literal, get_args, get_origin
 import msgspec
 from msgspec.structs import fields
 
-from faro_pi.game.cards import COLOURS, RANKS, parse_card, parse_colour, parse_rank, rank_name
+from faro_pi.game.cards import (
+    CARD_BY_CODE,
+    COLOURS,
+    RANK_BY_CODE,
+    RANKS,
+    parse_card,
+    parse_colour,
+    parse_rank,
+    rank_name,
+)
 from faro_pi.game.events import (
     CardCode,
     Colour,
@@ -87,18 +96,23 @@ _READ: dict[type, Callable[[Any], Any]] = {
 
 
 def _read(kind: type, obj: Any) -> Any:
+    if type(obj) is str:  # the common names, ranks and cards at once; the rest the long way
+        if kind is Name and obj.isascii() and obj == obj.strip() and obj:
+            return obj
+        if kind is Rank and obj in RANK_BY_CODE:
+            return RANK_BY_CODE[obj]
+        if kind is CardCode and obj in CARD_BY_CODE:
+            return CARD_BY_CODE[obj]
     return _READ[kind](obj)
 
 
 def stored(kind: type, obj: Any) -> Any:
-    """An event's field as msgpack keeps it (a resume point): the value itself, checked."""
+    """An event's field as msgpack keeps it (a resume point, written by faro-pi): the value."""
     if kind is CardCode:
         return parse_card(f"{rank_name(obj[0])}{obj[1]}")
     if kind is HouseRules:
         return msgspec.convert(obj, Options)
-    if isinstance(obj, kind):
-        return obj
-    raise ValueError(f"not a {kind.__name__}")
+    return obj
 
 
 _decode_line = msgspec.json.Decoder(Event, dec_hook=_read).decode
