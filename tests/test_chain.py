@@ -17,8 +17,9 @@ from faro_pi.cli import main as cli
 from faro_pi.exc import JournalError
 from faro_pi.game import resume
 from faro_pi.game.cards import parse_card
+from faro_pi.game.codec import event_to_json
 from faro_pi.game.demo import play
-from faro_pi.game.events import Alarm, CardDrawn, event_to_json
+from faro_pi.game.events import Alarm, CardDrawn
 from faro_pi.game.rules import Table
 from faro_pi.service import journal_schema
 from faro_pi.service.journal import Journal

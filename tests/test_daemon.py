@@ -12,7 +12,8 @@ import sys
 import pytest
 
 from faro_pi.game.cards import DECK
-from faro_pi.game.events import Bet, Session, event_to_json
+from faro_pi.game.codec import event_to_json
+from faro_pi.game.events import Bet, Session
 from faro_pi.service.journal import Journal
 from faro_pi.shoe.fsp1 import CardFrame
 from faro_pi.shoe.link import ReaderPort

@@ -29,8 +29,9 @@ from typing import NamedTuple
 import pytest
 
 from faro_pi.game.cards import DECK, Card
+from faro_pi.game.codec import event_to_json
 from faro_pi.game.demo import play
-from faro_pi.game.events import Bet, CardDrawn, Session, event_to_json
+from faro_pi.game.events import Bet, CardDrawn, Session
 from faro_pi.game.rules import Table
 from faro_pi.service.journal import Journal
 from faro_pi.service.restore import restore

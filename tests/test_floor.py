@@ -37,8 +37,9 @@ from faro_pi.floor.publisher import Publisher
 from faro_pi.floor.store import Copy, StoreError, copy_path, export_lines
 from faro_pi.floor.wire import decode_row, encode_row, table_topic, topics
 from faro_pi.game.cards import DECK
+from faro_pi.game.codec import event_to_json
 from faro_pi.game.demo import play
-from faro_pi.game.events import SHUFFLE, Alarm, CardDrawn, Session, event_to_json
+from faro_pi.game.events import SHUFFLE, Alarm, CardDrawn, Session
 from faro_pi.service import export as table_export
 from faro_pi.service.journal import Journal
 from tests.broker import FLOOR_USER, Mosquitto, free_port

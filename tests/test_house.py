@@ -6,8 +6,7 @@ import pytest
 
 from faro_pi.exc import Refused
 from faro_pi.game.cards import DECK
-from faro_pi.game.decode import event_from_json
-from faro_pi.game.events import event_to_json
+from faro_pi.game.codec import event_from_json, event_to_json
 from faro_pi.game.felt import ADJACENT, SQUARES
 from faro_pi.game.rules import Table
 

@@ -16,7 +16,7 @@ import pytest
 
 from faro_pi.exc import FaroError, JournalError
 from faro_pi.game.cards import DECK, parse_card
-from faro_pi.game.decode import event_from_json
+from faro_pi.game.codec import event_from_json
 from faro_pi.game.events import CardDrawn, Lock
 from faro_pi.service.journal import Entry, Journal
 from tests.benchmarks.figures import report

@@ -10,7 +10,7 @@ import pytest
 from faro_pi.exc import Refused
 from faro_pi.game import resume
 from faro_pi.game.cards import DECK
-from faro_pi.game.decode import event_from_json
+from faro_pi.game.codec import event_from_json
 from faro_pi.game.demo import play as demo
 from faro_pi.game.events import CLOSE, SHUFFLE
 from faro_pi.game.replay import replay_lines

@@ -26,7 +26,7 @@ import pytest
 from playwright.async_api import async_playwright, expect
 
 from faro_pi.game.cards import RANKS
-from faro_pi.game.decode import event_from_json
+from faro_pi.game.codec import event_from_json
 from faro_pi.game.odds import last_three, next_pair
 from faro_pi.service.view import state as state_of
 from tests.conftest import running_table

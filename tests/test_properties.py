@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from faro_pi.exc import Refused
 from faro_pi.game.cards import DECK, RANKS
-from faro_pi.game.decode import event_from_json
+from faro_pi.game.codec import decode_event, event_from_json, event_to_json
 from faro_pi.game.demo import play
 from faro_pi.game.events import (
     CLEAR,
@@ -22,11 +22,9 @@ from faro_pi.game.events import (
     Remove,
     Session,
     Void,
-    event_to_json,
 )
 from faro_pi.game.felt import ADJACENT, SQUARES
 from faro_pi.game.profile import Options, options_json
-from faro_pi.game.quick import decode_event
 from faro_pi.game.replay import replay_lines
 from faro_pi.game.rules import Table
 from tests.test_rules import snapshot

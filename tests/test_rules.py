@@ -4,6 +4,7 @@ import pytest
 
 from faro_pi.exc import Refused
 from faro_pi.game.cards import DECK, parse_card
+from faro_pi.game.codec import EVENTS, event_from_json
 from faro_pi.game.events import LOCK, SHUFFLE, Bet, Call, CardDrawn, Clear, Remove, Session, Void
 from faro_pi.game.events import Alarm as AlarmEvent
 from faro_pi.game.rules import Table
@@ -527,7 +528,7 @@ def test_alarms_of_one_kind_coalesce_into_a_count_and_the_latest():
 
 
 def test_a_weight_over_the_table_limit_is_refused_and_the_limit_is_the_session_s():
-    from faro_pi.game.decode import event_from_json
+    from faro_pi.game.codec import event_from_json
 
     table = Table()
     table.apply(event_from_json({"type": "session", "seats": ["Ann", "Bank"], "limit": 100,
@@ -567,3 +568,14 @@ def test_an_integrity_report_belongs_to_the_complete_pack_on_the_table():
     assert table.state.integrity.flagged == ("7 splits",)
     table.apply(SHUFFLE)
     assert table.state.previous == tuple(DECK)  # the next report compares with it
+
+
+@pytest.mark.parametrize("kind", EVENTS, ids=lambda kind: kind.__name__)
+def test_every_event_type_declared_is_one_the_rules_handle(kind):
+    """A type in the vocabulary the engine has no handler for would be refused as no event."""
+    assert kind.examples
+    for example in kind.examples:
+        try:
+            Table().apply(event_from_json(example))
+        except Refused as exc:
+            assert exc.rule != "event", f"{kind.__name__} has no handler in Table: {exc}"

@@ -15,7 +15,7 @@ import pytest
 from PIL import Image, ImageChops
 
 from faro_pi.exc import FaroError, Refused
-from faro_pi.game.decode import event_from_json
+from faro_pi.game.codec import event_from_json
 from faro_pi.game.events import Bet, CardDrawn
 from faro_pi.game.replay import replay_lines
 from faro_pi.game.rules import Table

@@ -1,16 +1,17 @@
 """The console's OpenAPI 3.1 document, served at ``/openapi.json``.
 
-The events' part is built from :mod:`faro_pi.game.wire`, which is held to the
-decoder of :mod:`faro_pi.game.events`; the rest describes the JSON of
-:mod:`faro_pi.service.view`.
+The events' part is msgspec's schema of the declarations in
+:mod:`faro_pi.game.events` (:func:`faro_pi.game.codec.schemas`); the rest
+describes the JSON of :mod:`faro_pi.service.view`.
 """
 
 from __future__ import annotations
 
 from faro_pi.console.token import TOKEN_FILE
+from faro_pi.game.cards import COLOURS
+from faro_pi.game.codec import EVENTS, schemas
 from faro_pi.game.events import ALARM_KINDS
 from faro_pi.game.pack import Stage
-from faro_pi.game.wire import COLOUR, THREE, WIRE, Wire
 
 
 def _object(properties: dict, required: tuple = (), **more) -> dict:
@@ -21,26 +22,13 @@ def _ref(name: str) -> dict:
     return {"$ref": f"#/components/schemas/{name}"}
 
 
-def _event(wire: Wire) -> dict:
-    schema = _object(
-        wire.properties,
-        ("type", *wire.required),
-        description=wire.summary + " Other fields are allowed and ignored.",
-        examples=list(wire.examples),
-    )
-    if wire.either:
-        schema["oneOf"] = [{"required": [name]} for name in wire.either]
-    return schema
-
-
-def _component(wire: Wire) -> str:
-    return f"{wire.name.capitalize()}Event"
-
-
-_ENTERED = [wire for wire in WIRE.values() if wire.entered]
-"""The events a lookout may post: all but the shoe's alarms."""
-
-_EVENTS = {_component(wire): _event(wire) for wire in _ENTERED}
+_EVENTS = schemas("#/components/schemas/{name}")
+_ENTERED = [cls for cls in EVENTS if cls.entered]
+"""The events a lookout may post: all but the shoe's alarms and the daemon's reports."""
+_TAGS = [cls.__struct_config__.tag for cls in _ENTERED]
+_COLOUR = {"type": "string", "enum": list(COLOURS)}
+_THREE = {"minItems": 3, "maxItems": 3}
+"""Loser, winner and hock."""
 
 _INT = {"type": "integer"}
 _STR = {"type": "string"}
@@ -249,8 +237,8 @@ _ODDS = _object(
                             "type": "array",
                             "items": _object(
                                 {
-                                    "order": {"type": "array", "items": _STR, **THREE},
-                                    "colours": {"type": "array", "items": COLOUR, **THREE},
+                                    "order": {"type": "array", "items": _STR, **_THREE},
+                                    "colours": {"type": "array", "items": _COLOUR, **_THREE},
                                     "chance": _CHANCE,
                                     "fraction": _FRACTION,
                                 },
@@ -306,9 +294,9 @@ def openapi() -> dict:
                             "application/json": {
                                 "schema": _ref("Event"),
                                 "examples": {
-                                    wire.name + (f"-{i}" if i else ""): {"value": example}
-                                    for wire in _ENTERED
-                                    for i, example in enumerate(wire.examples)
+                                    example["type"] + (f"-{i}" if i else ""): {"value": example}
+                                    for cls in _ENTERED
+                                    for i, example in enumerate(cls.examples)
                                 },
                             }
                         },
@@ -397,7 +385,10 @@ def openapi() -> dict:
                     "oneOf": [_ref(name) for name in _EVENTS],
                     "discriminator": {
                         "propertyName": "type",
-                        "mapping": {wire.name: _ref(_component(wire))["$ref"] for wire in _ENTERED},
+                        "mapping": {
+                            tag: _ref(name)["$ref"]
+                            for tag, name in zip(_TAGS, _EVENTS, strict=True)
+                        },
                     },
                 },
                 **_EVENTS,

@@ -41,8 +41,7 @@ from faro_pi.console.render import Render
 from faro_pi.console.stream import HEARTBEAT, Client, EventStream
 from faro_pi.console.token import TOKEN_FILE, console_token, token_path
 from faro_pi.exc import JournalError, Refused
-from faro_pi.game.decode import event_from_json
-from faro_pi.game.events import event_to_json
+from faro_pi.game.codec import event_from_json, event_to_json
 from faro_pi.service import view as snapshot
 from faro_pi.service.export import export_lines
 from faro_pi.service.journal import Journal

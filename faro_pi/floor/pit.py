@@ -19,9 +19,9 @@ from faro_pi.exc import Refused
 from faro_pi.floor.store import Copy
 from faro_pi.game import resume
 from faro_pi.game.cards import parse_card
+from faro_pi.game.codec import decode_event
 from faro_pi.game.events import CardDrawn, Close, Shuffle, Void
 from faro_pi.game.integrity import report
-from faro_pi.game.quick import decode_event
 from faro_pi.game.rules import Table
 
 log = logging.getLogger("faro_pi")

@@ -1,153 +1,365 @@
-"""The one vocabulary of table events.
+"""The one vocabulary of table events, declared once.
 
 Everything that changes the table is one of these events: the journal stores
 them, replay files and simulator scenarios are lines of them, and the
-lookout's console posts them. On the wire an event is a JSON object with a
-``type``; fields beyond the ones named here are allowed and ignored.
-:mod:`faro_pi.game.decode` reads them from JSON; :func:`event_to_json`
-writes them back.
+lookout's console posts them. On the wire an event is a JSON object whose
+``type`` is the Struct's tag; fields beyond the ones named here are allowed
+and ignored. :mod:`faro_pi.game.codec` reads and writes them and builds the
+console's schema from these declarations alone: each field's type says what
+it holds, its ``Meta`` the rule that refuses a wrong value (``extra``) and
+what a client reads in the schema; ``examples`` and ``entered`` describe the
+event as a whole.
 
-The events are frozen msgspec Structs: immutable and hashable like frozen
-dataclasses, and about five times quicker to make.
+The domain types (a rank, a card, a colour, a name in its normal form, the
+house rules) are marker classes: msgspec hands their JSON to the codec's
+decoding hook, and the event holds the plain value (an int, a shared
+:class:`~faro_pi.game.cards.Card`, a str, :class:`Options`).
+
+A new event is one more Struct here (a tag, its fields, its examples) and
+one more handler in :meth:`faro_pi.game.rules.Table.apply`'s table.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any, ClassVar, Literal
 
 import msgspec
+from msgspec import UNSET, Meta, UnsetType
 
-from faro_pi.game.cards import Card, rank_name
-from faro_pi.game.profile import Options, options_json
+from faro_pi.game.exc import Refused
+from faro_pi.game.profile import DEFAULT_PROFILE, MAX_WEIGHT, PROFILES, options_for
+
+MIN_SEATS, MAX_SEATS = 2, 10
+"""A session seats the banker and at least one player, and at most ten."""
+ALARM_KINDS = ("refused", "noread", "gap", "lost", "noise", "integrity")
 
 
-class Session(msgspec.Struct, frozen=True):
-    """Seats participants in table order, names the banker and the rules they play.
+class _Domain(type):
+    """The metaclass of a domain type, which msgspec hands to the codec's decoding hook.
 
-    ``profile`` and ``options`` are None when the entry names neither; the
-    daemon fills them in from its configuration before journaling, and the
-    engine plays the teaching profile for a session that has none.
+    msgspec checks that what a hook returns is an instance of the field's type;
+    here the hook is the check (it returns plain ints, shared cards, str), so
+    any value passes, at C speed (``type(value)`` is always a true value), where
+    an ABC's ``register`` would cost about a microsecond a field.
     """
 
-    seats: tuple[str, ...]
-    banker: str | None
-    profile: str | None = None
-    options: Options | None = None
-    limit: int | None = None
-    """The largest weight of one bet or call (the bank's limit); None: the largest there is."""
+    __instancecheck__ = type
 
 
-class CardDrawn(msgspec.Struct, frozen=True):
-    """A card exposed from the shoe: the soda, a loser, a winner or the hock.
+def _marker(name: str, doc: str) -> type:
+    """A domain type: what a field holds on the wire; the codec reads it into a plain value."""
+    return _Domain(name, (), {"__doc__": doc, "__module__": __name__})
 
-    ``source`` says how it came (``"reader"``, ``"hand"``, ``"scanner"``); it
-    has no effect on the rules.
+
+Rank = _marker("Rank", "A rank code on the wire (A, 2-10 or T, J, Q, K); 1..13 once read.")
+CardCode = _marker("CardCode", "A card code on the wire (KD, 10H); one of the 52 cards.")
+Colour = _marker("Colour", "red or black, in any case.")
+Name = _marker("Name", "A participant's name: trimmed, then composed (NFC).")
+Seat = _marker("Seat", "A name fit to seat: 1 to 24 characters, no control characters.")
+OnlyTrue = _marker("OnlyTrue", "A flag given as true or not at all; false once read.")
+HouseRules = _marker("HouseRules", "Options over a profile's, by name.")
+
+
+def _field(rule: str, wrong: str, **meta: Any) -> Meta:
+    """A field's ``Meta``: the rule a wrong value breaks, the message (``{key}``, ``{value}``)."""
+    return Meta(extra={"rule": rule, "wrong": wrong}, **meta)
+
+
+_NAMED = "'{key}' must be a participant's name"
+Player = Annotated[Name, _field("player", _NAMED, description="A participant's name.")]
+Seated = Annotated[Seat, _field("name", _NAMED + ", not {value!r}", description="A name to seat.")]
+Seats = Annotated[
+    tuple[Seat, ...],
+    _field(
+        "seats",
+        "'seats' must list the participants' names in table order",
+        extra_json_schema={"minItems": MIN_SEATS, "maxItems": MAX_SEATS},
+    ),
+]
+Weight = Annotated[
+    int,
+    _field(
+        "weight",
+        "the weight must be a whole number, not {value!r}",
+        description="A positive whole number; the teaching rules (even_weights) want it even, "
+        "so that a split halves it exactly.",
+        extra_json_schema={"minimum": 1, "maximum": MAX_WEIGHT},
+    ),
+]
+Limit = Annotated[
+    int,
+    _field(
+        "limit",
+        f"'limit' is a whole number from 1 to {MAX_WEIGHT:,}, not {{value!r}}",
+        ge=1,
+        le=MAX_WEIGHT,
+        description="The largest weight of one bet or call; without it the table's configured "
+        "limit is journaled with the session.",
+    ),
+]
+Copper = Annotated[bool, _field("copper", "'copper' must be true or false, not {value!r}")]
+OneRank = Annotated[Rank, _field("rank", "{value!r} is not a rank: use A, 2-10 (or T), J, Q or K")]
+_RANKS = "'ranks' lists 2 or 4 ranks (a single rank is given as 'rank')"
+Ranks = Annotated[
+    tuple[Rank, ...],
+    _field(
+        "ranks",
+        _RANKS,
+        description="Two neighbouring cards or a corner of four on the layout (2 or 4 ranks, "
+        "in any order); with the combinations option.",
+        extra_json_schema={"minItems": 2, "maxItems": 4, "uniqueItems": True},
+    ),
+]
+HighCard = Annotated[
+    OnlyTrue,
+    _field(
+        "high-card",
+        "'high_card' must be true, not {value!r}",
+        description="The high-card space: the winner outranks the loser (ace low); with the "
+        "high_card option.",
+    ),
+]
+_THREE = "'{key}' must list three entries: loser, winner, hock"
+_LAST = {"minItems": 3, "maxItems": 3}
+"""Loser, winner and hock (the length is the call's to check, after each entry's)."""
+Order = Annotated[tuple[Rank, ...], _field("call", _THREE, extra_json_schema=_LAST)]
+Colours = Annotated[tuple[Colour, ...], _field("call", _THREE, extra_json_schema=_LAST)]
+Drawn = Annotated[
+    CardCode,
+    _field("card-code", "{value!r} is not a card", description="A card: KD, 10H; any case."),
+]
+Kind = Annotated[
+    Literal[ALARM_KINDS],
+    _field("alarm", f"an alarm's kind is one of {', '.join(ALARM_KINDS)}"),
+]
+
+
+_OPTIONS = "'options' must be an object of house-rule options"
+_PROFILE = f"the profile is {' or '.join(PROFILES)}"
+
+
+class _Event(msgspec.Struct, frozen=True, tag_field="type"):
+    examples: ClassVar[tuple[dict[str, Any], ...]] = ()
+    """What a client may send, each decoding to an event that encodes back to it."""
+    entered: ClassVar[bool] = True
+    """Whether the lookout may enter it; the shoe's alarms and the daemon's reports are not."""
+    either: ClassVar[tuple[str, ...]] = ()
+    """Fields of which exactly one is given."""
+    """Whether the lookout may enter it; the shoe's alarms and the daemon's reports are not."""
+
+
+class Session(_Event, tag="session"):
+    """Seats 2 to 10 participants in table order; one of them banks (drawn at random if none
+    is named). The profile (teaching or house) and options name the house rules; without them
+    the table's configured rules are journaled with the session."""
+
+    seats: Seats
+    banker: Seated | None = None
+    profile: (
+        Annotated[Literal[tuple(PROFILES)], _field("profile", _PROFILE + ", not {value!r}")] | None
+    ) = None
+    options: (
+        Annotated[
+            HouseRules, _field("options", "'options' must be an object of house-rule options")
+        ]
+        | None
+    ) = None
+    limit: Limit | None = None
+    examples = (
+        {"type": "session", "seats": ["Ann", "Bob", "Cy"], "banker": "Cy"},
+        {"type": "session", "seats": ["Ann", "Bob", "Cy"], "banker": "Cy", "profile": "house"},
+    )
+
+    def __post_init__(self) -> None:
+        if isinstance(self.options, dict):  # read from JSON: over the profile's, or teaching's
+            rules = options_for(self.profile or DEFAULT_PROFILE, self.options)
+            msgspec.structs.force_setattr(self, "options", rules)
+
+
+class CardDrawn(_Event, tag="card"):
+    """A card exposed, entered by hand (after a no-read, say); journaled with source 'hand'.
+
+    ``source`` says how it came (reader, hand, scanner); a card entered at the
+    console is journaled as 'hand', whatever is sent. It has no effect on the rules.
     """
 
-    card: Card
-    source: str | None = None
+    card: Drawn
+    source: Annotated[str, _field("source", "'source' is a word, not {value!r}")] | None = None
+    examples = ({"type": "card", "card": "KD"},)
 
 
-class Bet(msgspec.Struct, frozen=True):
-    """A prediction: ordinary plays it to win, coppered to lose.
-
-    On one rank (``rank``), between two neighbouring cards or at a corner of
-    four (``ranks``, in the order given), or on the high card (``high_card``).
-    """
-
-    player: str
-    rank: int | None
-    weight: int
-    copper: bool = False
-    ranks: tuple[int, ...] | None = None
-    high_card: bool = False
-
-
-class Remove(msgspec.Struct, frozen=True):
-    """Takes a player's predictions off the layout (one direction if ``copper`` is given).
-
-    Those on ``rank`` alone, on exactly the set ``ranks``, or on the high card;
-    or, with ``call``, every call the player has made on the last three.
-    """
-
-    player: str
-    rank: int | None
-    copper: bool | None = None
-    ranks: tuple[int, ...] | None = None
-    high_card: bool = False
-    call: bool = False
+def _one_place(event: Bet | Remove, places: tuple[str, ...]) -> None:
+    """A prediction sits in exactly one place; a combination's ranks differ."""
+    given = [key for key in places if getattr(event, key) not in (None, False)]
+    if len(given) > 1:
+        raise Refused("place", f"a bet sits in one place: give one of {', '.join(given)}")
+    if not given:
+        raise Refused("rank", "'rank' is missing (or give 'ranks' or 'high_card')")
+    ranks = event.ranks
+    if ranks is not None and len(ranks) not in (2, 4):
+        raise Refused("ranks", _RANKS)
+    if ranks is not None and len(set(ranks)) != len(ranks):
+        raise Refused("ranks", "the ranks of a combination must differ")
 
 
-class Join(msgspec.Struct, frozen=True):
-    """Seats a participant at the end of the table order, between turns."""
-
-    player: str
+_PLACES = ("rank", "ranks", "high_card")
 
 
-class Leave(msgspec.Struct, frozen=True):
-    """A player gets up: their predictions and calls are withdrawn; their result stays."""
+class Bet(_Event, tag="bet"):
+    """A prediction on a rank, between two neighbouring cards or at a corner of four
+    ('ranks'), or on the high card; coppered, it plays to lose."""
 
-    player: str
+    player: Player
+    rank: OneRank | None = None
+    weight: Weight | UnsetType = UNSET
+    """Required: a default only so that ``rank`` may be left out before it."""
+    copper: Copper = False
+    ranks: Ranks | None = None
+    high_card: HighCard = False
+    examples = (
+        {"type": "bet", "player": "Ann", "rank": "9", "weight": 2, "copper": False},
+        {"type": "bet", "player": "Ann", "weight": 3, "copper": False, "ranks": ["9", "10"]},
+        {"type": "bet", "player": "Ann", "weight": 3, "copper": True, "high_card": True},
+    )
+    either: ClassVar[tuple[str, ...]] = _PLACES
+
+    def __post_init__(self) -> None:
+        if self.weight is UNSET:
+            raise Refused("weight", "'weight' is missing")
+        if self.rank is None or self.ranks is not None or self.high_card:
+            _one_place(self, _PLACES)
 
 
-class Close(msgspec.Struct, frozen=True):
-    """Ends the session (the night) between packs; what stands on the layout is withdrawn."""
+class Remove(_Event, tag="remove"):
+    """Takes a player's predictions on a rank, on exactly a set of ranks, or on the high card
+    off the layout (only one direction if 'copper' is given); with 'call', takes back the
+    player's calls while calls are taken."""
+
+    player: Player
+    rank: OneRank | None = None
+    copper: Copper | None = None
+    ranks: Ranks | None = None
+    high_card: HighCard = False
+    call: Annotated[
+        OnlyTrue,
+        _field(
+            "call",
+            "'call' must be true, not {value!r}",
+            description="Takes back every call the player has made on the last three.",
+        ),
+    ] = False
+    examples = (
+        {"type": "remove", "player": "Ann", "rank": "9"},
+        {"type": "remove", "player": "Ann", "ranks": ["10", "9"]},
+        {"type": "remove", "player": "Ann", "call": True},
+    )
+    either: ClassVar[tuple[str, ...]] = (*_PLACES, "call")
+
+    def __post_init__(self) -> None:
+        if not self.call:
+            _one_place(self, _PLACES)
+        elif self.rank is not None or self.ranks is not None or self.high_card:
+            raise Refused("place", "a take-back of calls names no rank, ranks or high card")
 
 
-class Lock(msgspec.Struct, frozen=True):
+class Join(_Event, tag="join"):
+    """Seats a participant at the end of the table order while entries are open; one who
+    left earlier in the session keeps the result they left with."""
+
+    player: Seated
+    examples = ({"type": "join", "player": "Dee"},)
+
+
+class Leave(_Event, tag="leave"):
+    """A player gets up while entries are open: their predictions and calls are withdrawn
+    with no money moving, and their result stays in the session's."""
+
+    player: Player
+    examples = ({"type": "leave", "player": "Ann"},)
+
+
+class Close(_Event, tag="close"):
+    """Ends the session (the night) between packs: before the soda or after the hock. What
+    stands on the layout is withdrawn; a new session may then be seated."""
+
+    examples = ({"type": "close"},)
+
+
+class Lock(_Event, tag="lock"):
     """The banker's signal: entries close until the next pair's winner."""
 
-
-class Call(msgspec.Struct, frozen=True):
-    """Calling the turn: the order of the last three cards (loser, winner, hock).
-
-    By ``order`` (three ranks) normally; by ``colours`` when all three share a rank.
-    """
-
-    player: str
-    weight: int
-    order: tuple[int, int, int] | None = None
-    colours: tuple[str, str, str] | None = None
+    examples = ({"type": "lock"},)
 
 
-class Shuffle(msgspec.Struct, frozen=True):
-    """A new pack, after a complete one; the bank passes to the next seat."""
+class Call(_Event, tag="call"):
+    """Calling the turn with three cards left: loser, winner, hock by rank ('order'), or by
+    colour ('colours') when the three share a rank."""
+
+    player: Player
+    weight: Weight
+    order: Order | None = None
+    colours: Colours | None = None
+    examples = (
+        {"type": "call", "player": "Ann", "weight": 2, "order": ["7", "J", "3"]},
+        {"type": "call", "player": "Ann", "weight": 2, "colours": ["red", "black", "red"]},
+    )
+    either: ClassVar[tuple[str, ...]] = ("order", "colours")
+
+    def __post_init__(self) -> None:
+        if (self.order is None) == (self.colours is None):
+            raise Refused("call", "a call gives either 'order' (three ranks) or 'colours' (three)")
+        key, three = ("order", self.order) if self.colours is None else ("colours", self.colours)
+        if len(three) != 3:
+            raise Refused("call", _THREE.format(key=key))
 
 
-class Void(msgspec.Struct, frozen=True):
-    """Takes back the last card exposed (a misread caught at the table).
+class Shuffle(_Event, tag="shuffle"):
+    """A new pack, after the hock; the bank passes to the next seat."""
 
-    ``card`` names the card being voided, so that a repeated void cannot take
-    back a second card by accident.
-    """
-
-    card: Card | None = None
+    examples = ({"type": "shuffle"},)
 
 
-class Alarm(msgspec.Struct, frozen=True):
-    """Something at the shoe needs a person: a refused card, a no-read, a gap, a lost reader."""
+class Void(_Event, tag="void"):
+    """Takes back the last card exposed (a misread); 'card' guards against voiding twice."""
 
-    kind: str
-    text: str
-    card: Card | None = None
-
-
-class Integrity(msgspec.Struct, frozen=True):
-    """The deal-integrity report of a complete pack (:mod:`faro_pi.game.integrity`).
-
-    Journaled by the daemon at the hock; ``flagged`` says in words what a fair
-    shuffle would give less than once in a thousand packs (empty: nothing).
-    """
-
-    pack: int
-    flagged: tuple[str, ...]
-    report: dict[str, Any]
+    card: Drawn | None = None
+    examples = ({"type": "void", "card": "KD"},)
 
 
-class Clear(msgspec.Struct, frozen=True):
-    """Clears the alarms (of one kind, if given) once the table has dealt with them."""
+class Alarm(_Event, tag="alarm"):
+    """Something at the shoe needs a person: a refused card, a no-read, a gap, a lost reader.
+    Raised by the shoe and journaled, never entered."""
 
-    kind: str | None = None
+    kind: Kind
+    text: Annotated[str, _field("alarm", "an alarm's 'text' is words, not {value!r}")] = ""
+    card: Drawn | None = None
+    examples = ({"type": "alarm", "kind": "noread", "text": "a card passed unread"},)
+    entered = False
+
+
+class Integrity(_Event, tag="integrity"):
+    """The deal-integrity report of a complete pack (docs/integrity.md), journaled by the
+    daemon at the hock; 'flagged' says what a fair shuffle gives less than once in a thousand
+    packs. Never entered."""
+
+    pack: Annotated[int, _field("integrity", "'pack' is the number of a pack, not {value!r}", ge=1)]
+    flagged: Annotated[
+        tuple[str, ...], _field("integrity", "'flagged' lists what the report found, in words")
+    ]
+    report: Annotated[
+        dict[str, Any], _field("integrity", "'report' is an object: the report's measures")
+    ]
+    examples = (
+        {"type": "integrity", "pack": 1, "flagged": [], "report": {"splits": {"value": 1}}},
+    )
+    entered = False
+
+
+class Clear(_Event, tag="clear"):
+    """The alarms (of one kind, if given) have been dealt with."""
+
+    kind: Kind | None = None
+    examples = ({"type": "clear"}, {"type": "clear", "kind": "noread"})
 
 
 Event = (
@@ -167,104 +379,4 @@ Event = (
     | Integrity
 )
 
-ALARM_KINDS = ("refused", "noread", "gap", "lost", "noise", "integrity")
-
 LOCK, SHUFFLE, CLEAR, CLOSE = Lock(), Shuffle(), Clear(), Close()
-
-
-def _session(e: Session) -> dict[str, Any]:
-    obj = {"type": "session", "seats": list(e.seats), "banker": e.banker}
-    if e.profile is not None:
-        obj["profile"] = e.profile
-    if e.options is not None:
-        obj["options"] = options_json(e.options)
-    if e.limit is not None:
-        obj["limit"] = e.limit
-    return obj
-
-
-def _card(e: CardDrawn) -> dict[str, Any]:
-    obj = {"type": "card", "card": e.card.code}
-    if e.source is not None:
-        obj["source"] = e.source
-    return obj
-
-
-def _where(obj: dict[str, Any], e: Bet | Remove) -> dict[str, Any]:
-    """Puts the one place a bet sits: its rank, its ranks, or the high card (or the calls)."""
-    if getattr(e, "call", False):
-        obj["call"] = True
-    elif e.high_card:
-        obj["high_card"] = True
-    elif e.ranks is not None:
-        obj["ranks"] = [rank_name(r) for r in e.ranks]
-    else:
-        obj["rank"] = rank_name(e.rank)
-    return obj
-
-
-def _bet(e: Bet) -> dict[str, Any]:
-    obj = _where({"type": "bet", "player": e.player}, e)
-    obj["weight"] = e.weight
-    obj["copper"] = e.copper
-    return obj
-
-
-def _remove(e: Remove) -> dict[str, Any]:
-    obj = _where({"type": "remove", "player": e.player}, e)
-    if e.copper is not None:
-        obj["copper"] = e.copper
-    return obj
-
-
-def _call(e: Call) -> dict[str, Any]:
-    obj = {"type": "call", "player": e.player, "weight": e.weight}
-    if e.order is not None:
-        obj["order"] = [rank_name(r) for r in e.order]
-    else:
-        obj["colours"] = list(e.colours)
-    return obj
-
-
-def _alarm(e: Alarm) -> dict[str, Any]:
-    obj = {"type": "alarm", "kind": e.kind, "text": e.text}
-    if e.card is not None:
-        obj["card"] = e.card.code
-    return obj
-
-
-def _kind(name: str, e: Void | Clear) -> dict[str, Any]:
-    value = e.card.code if isinstance(e, Void) and e.card else getattr(e, "kind", None)
-    key = "card" if isinstance(e, Void) else "kind"
-    return {"type": name} if value is None else {"type": name, key: value}
-
-
-_TO_JSON = {
-    Session: _session,
-    CardDrawn: _card,
-    Bet: _bet,
-    Remove: _remove,
-    Call: _call,
-    Alarm: _alarm,
-    Join: lambda e: {"type": "join", "player": e.player},
-    Leave: lambda e: {"type": "leave", "player": e.player},
-    Close: lambda e: {"type": "close"},
-    Integrity: lambda e: {
-        "type": "integrity",
-        "pack": e.pack,
-        "flagged": list(e.flagged),
-        "report": e.report,
-    },
-    Lock: lambda e: {"type": "lock"},
-    Shuffle: lambda e: {"type": "shuffle"},
-    Void: lambda e: _kind("void", e),
-    Clear: lambda e: _kind("clear", e),
-}
-
-
-def event_to_json(event: Event) -> dict[str, Any]:
-    """The JSON object for an event, in the replay vocabulary."""
-    write = _TO_JSON.get(type(event))
-    if write is None:
-        raise TypeError(f"not an event: {event!r}")
-    return write(event)

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from faro_pi.game.codec import decode_event
 from faro_pi.game.exc import Refused
-from faro_pi.game.quick import decode_event
 from faro_pi.game.rules import Table
 from faro_pi.game.seats import leaders
 

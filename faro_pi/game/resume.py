@@ -15,13 +15,12 @@ from typing import Any
 
 import msgspec
 
-from faro_pi.game.decode import event_from_json
-from faro_pi.game.events import event_to_json
+from faro_pi.game.codec import event_from_json, event_to_json, stored
 from faro_pi.game.rules import Table
 from faro_pi.game.settle import PackRecord, Pair
 from faro_pi.game.state import TableState
 
-FORMAT = 3
+FORMAT = 4
 """Bumped whenever what is kept changes, so an old resume point is never misread."""
 
 
@@ -35,7 +34,7 @@ class _Kept(msgspec.Struct, array_like=True):
 
 
 _encode = msgspec.msgpack.Encoder().encode
-_decode = msgspec.msgpack.Decoder(_Kept).decode
+_decode = msgspec.msgpack.Decoder(_Kept, dec_hook=stored).decode
 
 
 def save(table: Table) -> bytes:

@@ -10,13 +10,11 @@ anything, as the engine's handlers do.
 
 from __future__ import annotations
 
-from faro_pi.game.events import Close, Join, Leave, Session
+from faro_pi.game.events import MAX_SEATS, MIN_SEATS, Close, Join, Leave, Session
 from faro_pi.game.exc import Refused
 from faro_pi.game.pack import Stage
 from faro_pi.game.profile import DEFAULT_PROFILE, MAX_WEIGHT, PROFILES
 from faro_pi.game.state import TableState, require_open
-
-MIN_SEATS, MAX_SEATS = 2, 10
 
 
 def seat(state: TableState, session: Session) -> None:

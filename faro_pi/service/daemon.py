@@ -18,6 +18,7 @@ from faro_pi.config import Config
 from faro_pi.devices import Output
 from faro_pi.exc import JournalError, Refused
 from faro_pi.game import integrity
+from faro_pi.game.codec import event_to_json
 from faro_pi.game.events import (
     LOCK,
     SHUFFLE,
@@ -30,7 +31,6 @@ from faro_pi.game.events import (
     Session,
     Shuffle,
     Void,
-    event_to_json,
 )
 from faro_pi.game.profile import DEFAULT_PROFILE, PROFILES
 from faro_pi.game.rules import Table

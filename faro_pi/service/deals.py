@@ -15,7 +15,7 @@ from typing import TextIO
 
 from faro_pi.exc import JournalError, Refused
 from faro_pi.game import integrity
-from faro_pi.game.decode import event_from_json
+from faro_pi.game.codec import event_from_json
 from faro_pi.game.events import CardDrawn, Integrity
 from faro_pi.game.rules import Table
 from faro_pi.service.journal import Journal

@@ -39,7 +39,8 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from faro_pi.exc import JournalError
-from faro_pi.game.events import Event, event_to_json
+from faro_pi.game.codec import event_to_json
+from faro_pi.game.events import Event
 from faro_pi.service.journal_file import DAMAGE, broken, open_file, unreadable
 from faro_pi.service.verify import START, STORED, Mark, Stored, read_mark, seal
 

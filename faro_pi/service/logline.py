@@ -5,7 +5,8 @@ from __future__ import annotations
 import logging
 
 from faro_pi.game.cards import SUIT_SYMBOLS, rank_name
-from faro_pi.game.events import Event, event_to_json
+from faro_pi.game.codec import event_to_json
+from faro_pi.game.events import Event
 from faro_pi.game.pack import Stage
 from faro_pi.game.rules import Table
 

@@ -6,7 +6,7 @@ import logging
 
 from faro_pi.exc import JournalError, Refused
 from faro_pi.game import resume
-from faro_pi.game.decode import event_from_json
+from faro_pi.game.codec import event_from_json
 from faro_pi.game.rules import Table
 from faro_pi.service.journal import Journal
 

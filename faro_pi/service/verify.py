@@ -221,7 +221,7 @@ def check_resume_points(journal: Journal) -> tuple[int, str | None]:
     """
     from faro_pi.exc import Refused
     from faro_pi.game import resume
-    from faro_pi.game.decode import event_from_json
+    from faro_pi.game.codec import event_from_json
     from faro_pi.game.rules import Table
 
     kept = {}

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from faro_pi.config import load_config
 from faro_pi.exc import FaroError, Refused
-from faro_pi.game.decode import event_from_json
+from faro_pi.game.codec import event_from_json
 from faro_pi.game.events import Alarm, CardDrawn
 from faro_pi.service.export import export_lines
 from faro_pi.service.journal import Journal

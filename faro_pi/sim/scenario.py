@@ -23,9 +23,9 @@ from pathlib import Path
 
 from faro_pi.exc import FaroError, Refused
 from faro_pi.game.cards import DECK
-from faro_pi.game.decode import event_from_json
+from faro_pi.game.codec import event_from_json, event_to_json
 from faro_pi.game.demo import play
-from faro_pi.game.events import CardDrawn, Lock, Shuffle, event_to_json
+from faro_pi.game.events import CardDrawn, Lock, Shuffle
 from faro_pi.game.profile import DEFAULT_PROFILE
 
 BUTTONS = ("signal", "undo", "new_pack")

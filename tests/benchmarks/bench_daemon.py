@@ -23,8 +23,8 @@ import tty
 from pathlib import Path
 
 from faro_pi.game.cards import DECK
+from faro_pi.game.codec import event_to_json
 from faro_pi.game.demo import play
-from faro_pi.game.events import event_to_json
 from faro_pi.service.journal import Journal
 from faro_pi.shoe.fsp1 import CardFrame, FrameParser, Hello
 from tests.benchmarks.figures import percentile, report

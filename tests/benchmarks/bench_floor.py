@@ -28,8 +28,9 @@ from faro_pi.floor import command
 from faro_pi.floor.config import load_floor_config
 from faro_pi.floor.wire import encode_row, subscriptions, topics
 from faro_pi.game.cards import DECK
+from faro_pi.game.codec import event_to_json
 from faro_pi.game.demo import play
-from faro_pi.game.events import SHUFFLE, event_to_json
+from faro_pi.game.events import SHUFFLE
 from faro_pi.shoe.fsp1 import CardFrame, FrameParser, Hello
 from tests.benchmarks.bench_daemon import PACE, Child
 from tests.benchmarks.figures import percentile, report

@@ -21,8 +21,9 @@ from pathlib import Path
 import httpx
 
 from faro_pi.game import resume
+from faro_pi.game.codec import event_to_json
 from faro_pi.game.demo import play
-from faro_pi.game.events import CLOSE, SHUFFLE, Close, Shuffle, event_to_json
+from faro_pi.game.events import CLOSE, SHUFFLE, Close, Shuffle
 from faro_pi.game.rules import Table
 from faro_pi.service.journal import Journal
 from faro_pi.service.verify import GENESIS, seal

@@ -16,8 +16,9 @@ import statistics
 import time
 
 from faro_pi.game.cards import parse_card
+from faro_pi.game.codec import event_to_json
 from faro_pi.game.demo import play
-from faro_pi.game.events import Bet, CardDrawn, Session, event_to_json
+from faro_pi.game.events import Bet, CardDrawn, Session
 from faro_pi.game.replay import replay_lines
 from faro_pi.game.rules import Table
 from tests.benchmarks import naive_rules
