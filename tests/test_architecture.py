@@ -179,6 +179,21 @@ def test_nothing_imports_the_command_line():
     assert not offending, report("nothing in faro_pi may import faro_pi.cli", offending)
 
 
+def test_the_journal_chain_is_a_leaf_and_the_verify_command_sits_on_the_journal():
+    """The writer needs the chain at open; ``faro-pi verify`` needs the journal: no circle."""
+    found = all_imports()
+    offending = [
+        i for i in found if i.module == "faro_pi.service.chain" and within(i.name, "faro_pi")
+    ]
+    offending += [
+        i
+        for i in found
+        if within(i.name, "faro_pi.service.verify")
+        and within(i.module, "faro_pi.service.journal", "faro_pi.service.journal_file")
+    ]
+    assert not offending, report("the chain imports faro_pi, or the journal the command", offending)
+
+
 def test_no_module_is_over_the_line_limit():
     over = {
         str(path.relative_to(ROOT)): lines

@@ -21,8 +21,8 @@ from faro_pi.game.demo import play
 from faro_pi.game.events import Alarm, CardDrawn, event_to_json
 from faro_pi.game.rules import Table
 from faro_pi.service import journal_schema
-from faro_pi.service.journal import Journal
-from faro_pi.service.verify import GENESIS
+from faro_pi.service.chain import GENESIS
+from faro_pi.service.journal import Change, Journal
 from tests.conftest import write_config
 
 SCHEMA_1 = """
@@ -60,7 +60,7 @@ def write(path: Path, rows: int = 20) -> None:
     """A journal of ``rows`` bets, every fifth refused, each moving the link."""
     with Journal.open(path) as journal:
         for n in range(1, rows + 1):
-            journal.append(bet(n), "a refusal [r]" if n % 5 == 0 else None, link_seq=n)
+            journal.append([Change(bet(n), "a refusal [r]" if n % 5 == 0 else None, n)])
 
 
 def tamper(path: Path, *statements: str) -> None:
@@ -98,7 +98,7 @@ def verify(path: Path, capsys) -> tuple[int, str]:
 
 
 def hash_by_hand(previous: bytes, row: tuple) -> bytes:
-    """The layout in faro_pi.service.verify's notes, built again from its table."""
+    """The layout in faro_pi.service.chain's notes, built again from its table."""
     id, at, event, refused, seq = row
     data = previous + struct.pack(">q", id) + struct.pack(">d", at)
     data += struct.pack(">I", len(event.encode())) + event.encode()
@@ -116,15 +116,18 @@ def hash_by_hand(previous: bytes, row: tuple) -> bytes:
 def test_each_row_hashes_the_row_before_and_its_own_content_as_documented(tmp_path):
     path = tmp_path / "journal.db"
     with Journal.open(path) as journal:
-        journal.append({"type": "card", "card": "KD", "source": "reader"}, link_seq=7, at=5.25)
-        journal.append({"type": "bet", "player": "Zoë", "rank": "9", "weight": 2, "copper": False})
-        journal.append_all(
+        journal.append(
+            [Change({"type": "card", "card": "KD", "source": "reader"}, link_seq=7)], at=5.25
+        )
+        bet = {"type": "bet", "player": "Zoë", "rank": "9", "weight": 2, "copper": False}
+        journal.append([Change(bet)])
+        journal.append(
             [
-                (CardDrawn(parse_card("KD"), "reader"), "the card is out [duplicate]", 8),
-                (Alarm("refused", "KD again"), None, None),
+                Change(CardDrawn(parse_card("KD"), "reader"), "the card is out [duplicate]", 8),
+                Change(Alarm("refused", "KD again")),
             ]
         )
-        journal.append({"type": "lock"}, link_seq=-(2**63))
+        journal.append([Change({"type": "lock"}, link_seq=-(2**63))])
     assert hashlib.sha256(b"faro-pi journal").digest() == GENESIS
     db = sqlite3.connect(path)
     rows = db.execute("SELECT id, at, event, refused, seq, hash FROM events ORDER BY id").fetchall()
@@ -378,7 +381,7 @@ def demo_journal(path: Path) -> list:
     table, states = Table(), {}
     with Journal.open(path) as journal:
         for row, event in enumerate(events, start=1):
-            journal.append(event_to_json(event))
+            journal.append([Change(event_to_json(event))])
             table.apply(event)
             states[row] = resume.save(table)
         journal.keep_resume_point(100, states[100])
@@ -464,7 +467,7 @@ def test_the_writer_upgrades_a_schema_1_journal_once_in_place(tmp_path, capsys):
         assert list(journal.rows()) == entries
         assert journal.link_seq == 1000
         assert journal.mark().id == 30
-        assert journal.append(bet(31)) == 31
+        assert journal.append([Change(bet(31))]) == 31
     db = sqlite3.connect(path)
     assert db.execute("PRAGMA user_version").fetchone() == (2,)
     assert db.execute("SELECT count(*) FROM events WHERE length(hash) = 32").fetchone() == (31,)

@@ -32,7 +32,7 @@ from faro_pi.game.cards import DECK, Card
 from faro_pi.game.demo import play
 from faro_pi.game.events import Bet, CardDrawn, Session, event_to_json
 from faro_pi.game.rules import Table
-from faro_pi.service.journal import Journal
+from faro_pi.service.journal import Change, Journal
 from faro_pi.service.restore import restore
 from faro_pi.virtual.reader import VirtualReader
 from tests.conftest import NotifySocket, write_config
@@ -392,7 +392,7 @@ def test_export_while_running_prints_the_events_so_far_and_replays_to_the_same_b
     ]
     with Journal.open(table_dir / "journal.sqlite3") as journal:
         for event in seated:
-            journal.append(event_to_json(event))
+            journal.append([Change(event_to_json(event))])
     dealt, later = deck[:9], deck[9]
     expected = Table()
     for event in [*seated, *(CardDrawn(card, "reader") for card in dealt)]:
@@ -439,10 +439,8 @@ def garbage(path: Path) -> None:
 def overwritten_page(path: Path) -> None:
     """A journal of a few packs whose middle page a failing SD card replaced with noise."""
     with Journal.open(path) as journal:
-        journal._db.execute("BEGIN")  # one commit, not one fsync an event
-        for event in play(random.Random(2), ("Ann", "Bob", "Cy"), packs=4):
-            journal.append(event_to_json(event))
-        journal._db.execute("COMMIT")
+        # one commit, not one fsync an event
+        journal.append([Change(e) for e in play(random.Random(2), ("Ann", "Bob", "Cy"), packs=4)])
     data = bytearray(path.read_bytes())
     page = int.from_bytes(data[16:18], "big")
     events = data.index(b'"type":"bet"', len(data) // 3)  # a page that holds events
@@ -509,10 +507,7 @@ def test_restart_from_a_journal_of_10000_events(table_dir, capsys):
         itertools.islice(play(random.Random(1), ("Ann", "Bob", "Cy", "Dee"), 200), 10_000)
     )
     with Journal.open(table_dir / "journal.sqlite3") as journal:
-        journal._db.execute("BEGIN")  # one commit, not 10,000 fsyncs
-        for event in events:
-            journal.append(event_to_json(event))
-        journal._db.execute("COMMIT")
+        journal.append([Change(event) for event in events])  # one commit, not 10,000 fsyncs
     last = Table()
     for event in events:
         last.apply(event)

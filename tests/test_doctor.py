@@ -22,7 +22,7 @@ from faro_pi import cli, doctor
 from faro_pi.doctor.buses import i2c_speed_check, spi_check
 from faro_pi.game.events import Session
 from faro_pi.service.config import load_config
-from faro_pi.service.journal import Journal
+from faro_pi.service.journal import Change, Journal
 from faro_pi.virtual.reader import VirtualReader
 from tests.conftest import running_table, until
 
@@ -210,7 +210,7 @@ def test_a_configuration_error_is_the_only_line_and_fails(config):
 def test_an_existing_journal_is_opened_read_only_and_counted(config):
     path = config.parent / "journal" / "journal.sqlite3"
     with Journal.open(path) as journal:
-        journal.append(Session(("Ann", "Bob"), "Bob"))
+        journal.append([Change(Session(("Ann", "Bob"), "Bob"))])
     before = path.read_bytes()
     (status, lines), _ = with_reader(config)
     assert status == 0

@@ -6,7 +6,7 @@ alone takes the file's lock, writes the schema of a new journal and syncs the
 folders it creates, so a power cut keeps the path.
 
 The writer checks an existing file through a read-only connection first, the
-schema, the pages and the hash chain (:mod:`faro_pi.service.verify`), and only
+schema, the pages and the hash chain (:mod:`faro_pi.service.chain`), and only
 then opens it for writing: a journal it refuses is left exactly as it was.
 """
 
@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from faro_pi.exc import JournalError
+from faro_pi.service.chain import Mark, since_mark
 from faro_pi.service.journal_schema import (
     APPLICATION_ID,
     RESUME_POINTS,
@@ -29,7 +30,6 @@ from faro_pi.service.journal_schema import (
     cannot_upgrade,
     upgrade,
 )
-from faro_pi.service.verify import Mark, since_mark
 
 LOG_ROOM = 1 << 20
 """Bytes of write-ahead log made ready at each writer's open (see :func:`_make_room`)."""
@@ -273,7 +273,7 @@ def _quick_check(db: sqlite3.Connection, path: Path) -> None:
 
 def _prepare(db: sqlite3.Connection, path: Path, version: int, mark: Mark | None) -> None:
     """Sets the writer's durability, writes a new journal's schema or upgrades an older one,
-    and moves the mark to the end of the chain just checked (see :mod:`.verify`)."""
+    and moves the mark to the end of the chain just checked (see :mod:`.chain`)."""
     try:
         mode = db.execute("PRAGMA journal_mode = WAL").fetchone()[0]
         if mode != "wal":

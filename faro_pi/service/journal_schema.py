@@ -1,7 +1,7 @@
 """The journal's tables, and the one upgrade an older journal gets from its writer.
 
 Schema 2 (this one) is schema 1 with the hash chain: a ``hash`` column on
-``events`` (see :mod:`faro_pi.service.verify` for what it covers) and the
+``events`` (see :mod:`faro_pi.service.chain` for what it covers) and the
 writer's mark in ``verified``. A schema-1 journal is read as it is; its
 writer upgrades it in place, once, by :func:`upgrade`.
 """
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import sqlite3
 
-from faro_pi.service.verify import START, STORED, Mark, Stored, seal
+from faro_pi.service.chain import START, STORED, Mark, Stored, seal
 
 SCHEMA_VERSION = 2
 """Kept in ``PRAGMA user_version``; a journal from a newer faro-pi is refused, not guessed at."""
