@@ -16,13 +16,14 @@ import pytest
 from faro_pi.cli import main as cli
 from faro_pi.exc import JournalError
 from faro_pi.game import resume
-from faro_pi.game.cards import parse_card
+from faro_pi.game.cards import DECK, parse_card
 from faro_pi.game.demo import play
-from faro_pi.game.events import Alarm, CardDrawn, event_to_json
+from faro_pi.game.events import Alarm, Bet, CardDrawn, Session, event_to_json
 from faro_pi.game.rules import Table
 from faro_pi.service import journal_schema
 from faro_pi.service.chain import GENESIS
 from faro_pi.service.journal import Change, Journal
+from faro_pi.service.restore import start
 from tests.conftest import write_config
 
 SCHEMA_1 = """
@@ -77,11 +78,11 @@ def digest(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def refused_untouched(path: Path, says: str) -> str:
-    """The writer refuses ``path`` with one line matching ``says``, and changes nothing."""
+def refused_untouched(path: Path, says: str, opens=Journal.open) -> str:
+    """The writer (or a start) refuses ``path`` with one line matching ``says``; nothing changes."""
     before = digest(path)
     with pytest.raises(JournalError, match=says) as caught:
-        Journal.open(path)
+        opens(path)
     message = str(caught.value)
     assert "\n" not in message and str(path) in message
     assert digest(path) == before
@@ -239,20 +240,31 @@ def test_a_journal_rewritten_and_rehashed_shows_against_the_mark(tmp_path, capsy
 
 def test_a_start_checks_from_its_mark_and_the_rows_it_replays(tmp_path, capsys):
     path = tmp_path / "journal.db"
-    write(path)
-    with Journal.open(path) as journal:  # a start: the mark moves to row 20
-        journal.keep_resume_point(12, b"a state")
-    tamper(path, "UPDATE events SET at = 0 WHERE id = 3")
-    with Journal.open(path) as journal:  # row 3 is before both: only verify looks at it
-        assert journal.count() == 20
-    assert verify(path, capsys)[0] == 1
+    demo_journal(path)  # resume points after rows 100 and 200
+    start(path)[0].close()  # the mark moves to the last row
+    tamper(path, "UPDATE events SET at = 0 WHERE id = 150")
+    journal, _ = start(path)  # row 150 is before the resume point and the mark
+    with journal:
+        assert journal.count() > 200
+    assert verify(path, capsys)[0] == 1  # only verify looks at it
 
     path = tmp_path / "again.db"
-    write(path)
+    demo_journal(path)
+    start(path)[0].close()
+    tamper(path, "UPDATE events SET at = 0 WHERE id = 215")  # replayed after the resume point
+    refused_untouched(path, "row 215 does not match its hash", start)
+
+
+def test_with_no_resume_point_yet_a_start_checks_every_row_it_replays(tmp_path):
+    """No shuffle or close yet: a start replays from row 1, so it checks from row 1."""
+    path = tmp_path / "journal.db"
+    night = [Session(("Ann", "Bob", "Cy"), "Cy"), Bet("Ann", 9, 4), Bet("Bob", 5, 2)]
     with Journal.open(path) as journal:
-        journal.keep_resume_point(12, b"a state")
-    tamper(path, "UPDATE events SET at = 0 WHERE id = 15")  # replayed after the resume point
-    refused_untouched(path, "row 15 does not match its hash")
+        journal.append([Change(event) for event in night])
+        journal.append([Change(CardDrawn(card, "reader")) for card in DECK[:12]])
+    start(path)[0].close()  # the mark moves to row 15
+    tamper(path, """UPDATE events SET event = replace(event, '"weight":4', '"weight":400')""")
+    refused_untouched(path, "row 2 does not match its hash", start)
 
 
 def test_the_start_refuses_with_one_line_and_leaves_the_journal_as_it_was(tmp_path):
@@ -513,3 +525,48 @@ def test_a_schema_1_journal_with_rows_gone_is_refused_untouched(tmp_path):
     refused_untouched(path, "has 29 rows numbered up to 30: rows were removed")
     with Journal.open(path, readonly=True) as journal:  # still readable, as it is
         assert journal.count() == 29
+
+
+def set_back_to_schema_1(path: Path, *, keep_mark: bool, keep_hash: bool) -> None:
+    """A chained journal edited, then dressed as schema 1 so that an upgrade would chain over
+    the edit: the hash column dropped, the mark's table dropped, ``user_version = 1``."""
+    tamper(path, "UPDATE events SET event = replace(event, '1004', '4004') WHERE id = 4")
+    db = sqlite3.connect(path, isolation_level=None)
+    if not keep_hash:
+        db.execute("ALTER TABLE events DROP COLUMN hash")
+    if not keep_mark:
+        db.execute("DROP TABLE verified")
+    db.execute("PRAGMA user_version = 1")
+    db.close()
+
+
+@pytest.mark.parametrize(
+    ("keep_mark", "keep_hash", "trace"),
+    [
+        (True, False, "its verified table"),
+        (False, True, "a hash column in its events"),
+        (True, True, "its verified table, a hash column in its events"),
+    ],
+)
+def test_a_chained_journal_set_back_to_schema_1_is_refused_not_upgraded(
+    tmp_path, keep_mark, keep_hash, trace
+):
+    path = tmp_path / "journal.sqlite3"
+    write(path)
+    Journal.open(path).close()  # a start: the mark, the chain
+    set_back_to_schema_1(path, keep_mark=keep_mark, keep_hash=keep_hash)
+    message = refused_untouched(path, "says it is of schema 1 but bears the traces of schema 2")
+    assert f"({trace})" in message
+    refused_untouched(path, "traces of schema 2", start)
+
+
+def test_every_upgrade_is_logged_with_its_row_count(tmp_path, caplog):
+    path = tmp_path / "journal.sqlite3"
+    schema_1(path)
+    with caplog.at_level("WARNING", logger="faro_pi"), Journal.open(path):
+        pass
+    said = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
+    assert len(said) == 2, said
+    assert f"{path}: upgrading a journal of schema 1 (30 rows, no hash chain)" in said[0]
+    assert "the chain vouches for the rows from here on" in said[0]
+    assert said[1] == f"{path}: upgraded: 30 rows chained, the last is row 30"

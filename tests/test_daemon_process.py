@@ -20,6 +20,7 @@ import os
 import random
 import re
 import signal
+import sqlite3
 import sys
 import time
 from collections.abc import Callable
@@ -449,7 +450,38 @@ def overwritten_page(path: Path) -> None:
     path.write_bytes(bytes(data))
 
 
-@pytest.mark.parametrize("damage", [garbage, overwritten_page])
+def a_night_then(path: Path, edit: str | None, more: list) -> None:
+    """A night with no shuffle yet, started once (the mark moves to its end), then ``edit``ed
+    with the sqlite3 shell (the triggers dropped first), then ``more`` appended as faro-pi would."""
+    night = [Session(("Ann", "Bob", "Cy"), "Cy"), Bet("Ann", 9, 4), Bet("Bob", 5, 2)]
+    with Journal.open(path) as journal:
+        journal.append([Change(e) for e in night + [CardDrawn(c, "reader") for c in DECK[:9]]])
+    with Journal.open(path) as journal:  # a start: the verified mark moves to row 12
+        journal.append([Change(event) for event in more])
+    if edit is not None:
+        db = sqlite3.connect(path, isolation_level=None)
+        db.execute("DROP TRIGGER events_no_update")
+        db.execute(edit)
+        db.close()
+
+
+def a_bet_raised_before_the_mark(path: Path) -> None:
+    """Row 2's bet of 4 made 400: no resume point yet, so a start replays it, and must check it."""
+    raised = (
+        """UPDATE events SET event = replace(event, '"weight":4', '"weight":400') WHERE id = 2"""
+    )
+    a_night_then(path, raised, [])
+
+
+def rows_that_no_longer_apply(path: Path) -> None:
+    """A chain that verifies over rows the rules refuse (a card dealt twice): the start is
+    refused only at the replay, which must come before the mark moves or the log is set up."""
+    a_night_then(path, None, [CardDrawn(DECK[10], "reader"), CardDrawn(DECK[10], "reader")])
+
+
+@pytest.mark.parametrize(
+    "damage", [garbage, overwritten_page, a_bet_raised_before_the_mark, rows_that_no_longer_apply]
+)
 def test_a_corrupt_journal_stops_the_start_with_one_line_and_is_left_alone(table_dir, damage):
     journal = table_dir / "journal.sqlite3"
     damage(journal)

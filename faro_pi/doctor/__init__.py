@@ -295,13 +295,15 @@ def _journal(config: Config, written: bool = False) -> Check:
 
 
 def _journal_file(path: Path, written: bool) -> Check:
-    from faro_pi.service.journal import Journal
+    """Checked as a start checks it (the chain from the mark, every row replayed), read-only."""
+    from faro_pi.service.restore import check
 
     passed, failed, _ = verdicts("journal")
     if written and not os.access(path, os.R_OK):
         return passed(f"{path}: written by the running daemon (closed to this login)")
     try:
-        with Journal.open(path, readonly=True) as journal:
+        journal, _ = check(path)
+        with journal:
             events = journal.count()
     except JournalError as exc:
         if exc.reason != "empty":

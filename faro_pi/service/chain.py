@@ -25,11 +25,12 @@ The bytes hashed for row ``n``, in this order (integers big-endian)::
 
 Checking every row of a year's journal takes seconds, more than a start may
 spend, so the writer keeps a mark, the last row it has checked and that row's
-hash (table ``verified``). A start checks the rows from the mark on (and from
-the oldest resume point it may replay, if that is earlier), then moves the
-mark to the end. ``faro-pi verify`` (:mod:`faro_pi.service.verify`) checks
-every row from row 1, and that each kept resume point (derived data, outside
-the chain) is the state the rows before it lead to.
+hash (table ``verified``). A start checks the rows from the mark on, and every
+row it replays (from the resume point it loads, or from row 1 when it has
+none), then moves the mark to the end. ``faro-pi verify``
+(:mod:`faro_pi.service.verify`) checks every row from row 1, and that each
+kept resume point (derived data, outside the chain) is the state the rows
+before it lead to.
 
 What the chain does not do: there is no secret, so whoever can write the file
 can change a row and compute every hash after it again. That shows only
@@ -167,23 +168,15 @@ def read_mark(db: sqlite3.Connection) -> Mark:
 
 
 def since_mark(db: sqlite3.Connection) -> Chain:
-    """Checks the rows a start relies on: from the writer's mark, or an earlier resume point.
+    """Checks the rows from the writer's mark to the end (a start checks the rows it replays too).
 
     The row at the mark is checked again from the one before it, so a start
     also sees that row changed, or the rows up to it rehashed, or gone.
     """
     mark = read_mark(db)
     begin = max(mark.id - 1, 0)
-    try:
-        (oldest,) = db.execute(
-            "SELECT min(after) FROM resume WHERE after <= (SELECT max(id) FROM events)"
-        ).fetchone()
-    except sqlite3.OperationalError:  # no resume points yet
-        oldest = None
-    if oldest is not None and 0 <= oldest < begin:
-        begin = oldest
     found = db.execute("SELECT hash FROM events WHERE id = ?", (begin,)).fetchone()
-    if found is None or type(found[0]) is not bytes:  # gone: check every row, to say what is
+    if found is None or type(found[0]) is not bytes:  # none, or gone: check every row
         begin, found = 0, (GENESIS,)
     chain = Chain(Mark(begin, found[0]), mark)
     return follow(chain, _stored(db.execute(STORED.format(hash="hash"), (begin,))))

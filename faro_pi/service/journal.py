@@ -34,14 +34,14 @@ import json
 import os
 import sqlite3
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
 from faro_pi.exc import JournalError
 from faro_pi.game.events import Event, event_to_json
-from faro_pi.service.chain import START, STORED, Mark, Stored, read_mark, seal
-from faro_pi.service.journal_file import DAMAGE, broken, open_file, unreadable
+from faro_pi.service.chain import START, STORED, Chain, Mark, Stored, read_mark, seal
+from faro_pi.service.journal_file import DAMAGE, broken, chain_broken, open_file, unreadable
 
 CHECKPOINT_AFTER = 2000
 """Appends without an idle moment after which an append folds the log back itself."""
@@ -139,14 +139,30 @@ class Journal:
         self._lock = lock
 
     @classmethod
-    def open(cls, path: str | os.PathLike[str], *, readonly: bool = False) -> Journal:
+    def open(
+        cls,
+        path: str | os.PathLike[str],
+        *,
+        readonly: bool = False,
+        replay: Callable[[Journal], None] | None = None,
+    ) -> Journal:
         """Opens (or, for the writer, creates) the journal at ``path`` after checking it is sound.
 
         Read-only opens are for ``faro-pi export`` while the daemon runs: they
-        create nothing and see every committed event.
+        create nothing and see every committed event. ``replay`` is a start's:
+        the open checks what a start checks (the chain from the writer's mark
+        too), then calls it with the journal read-only, before anything is
+        written; what it raises refuses the open, and the file is left byte for
+        byte as it was. It is not called for a new journal.
         """
         path = Path(path)
-        db, lock, fresh, version = open_file(path, readonly)
+        hook = None
+        if replay is not None:
+
+            def hook(db: sqlite3.Connection, version: int) -> None:
+                replay(cls(db, path, True, created=False, chained=version >= 2))
+
+        db, lock, fresh, version = open_file(path, readonly, hook)
         return cls(db, path, readonly, created=fresh, lock=lock, chained=version >= 2)
 
     def append(self, changes: Sequence[Change], *, at: float | None = None) -> int:
@@ -266,6 +282,19 @@ class Journal:
         """
         for rowid, at, text, refused in self._stream(_ROWS, after):
             yield self._entry(rowid, at, text, refused)
+
+    def replayed(self, after: int = 0) -> Iterator[Entry]:
+        """The entries after ``after`` as a start replays them: each row checked first against
+        the chain from row ``after``; a break is refused as the writer's open refuses one."""
+        if not self.chained:  # schema 1: nothing to check yet
+            yield from self.rows(after)
+            return
+        found = self._read("SELECT hash FROM events WHERE id = ?", (after,)).fetchone()
+        chain = Chain(START if after == 0 else Mark(after, found and found[0]))
+        for row in self.stored(after):
+            if not chain.follow(row):
+                raise chain_broken(self.path, chain.broken)
+            yield self.entry(row)
 
     def stored(self, after: int = 0) -> Iterator[Stored]:
         """The rows with ids above ``after`` as they lie in the file, for checking the chain."""

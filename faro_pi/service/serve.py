@@ -18,7 +18,7 @@ from collections.abc import Callable, Mapping
 from faro_pi.exc import FaroError
 from faro_pi.service.config import Config
 from faro_pi.service.daemon import Daemon
-from faro_pi.service.journal import Journal
+from faro_pi.service.restore import start
 from faro_pi.service.systemd import Notifier
 
 log = logging.getLogger("faro_pi")
@@ -46,9 +46,9 @@ async def serve(
     notifier = Notifier(environ)
     async with contextlib.AsyncExitStack() as closing:
         closing.callback(notifier.close)
-        journal = Journal.open(config.journal.path)
+        journal, table = start(config.journal.path)
         closing.callback(journal.close)
-        daemon = Daemon(config, journal)
+        daemon = Daemon(config, journal, table)
         closing.callback(daemon.quieten)
         log.info("journal %s: %d events, %s", journal.path, journal.count(), daemon.status())
         port = _shoe(config, daemon, closing)
