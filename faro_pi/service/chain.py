@@ -110,6 +110,8 @@ class Chain:
     """
 
     def __init__(self, start: Mark = START, mark: Mark = START):
+        self.start = start
+        """Where the check began: the rows after it are the ones it covers."""
         self.last = start
         """The last row that verified, and its hash."""
         self.mark = mark

@@ -137,6 +137,8 @@ class Journal:
         """False for a reader of a schema-1 journal, whose rows have no hashes yet."""
         self._since_checkpoint = 0
         self._lock = lock
+        self._checked_after: int | None = None
+        """The row after which the open checked the chain already: a replay need not again."""
 
     @classmethod
     def open(
@@ -159,8 +161,10 @@ class Journal:
         hook = None
         if replay is not None:
 
-            def hook(db: sqlite3.Connection, version: int) -> None:
-                replay(cls(db, path, True, created=False, chained=version >= 2))
+            def hook(db: sqlite3.Connection, version: int, checked: int | None) -> None:
+                reader = cls(db, path, True, created=False, chained=version >= 2)
+                reader._checked_after = checked
+                replay(reader)
 
         db, lock, fresh, version = open_file(path, readonly, hook)
         return cls(db, path, readonly, created=fresh, lock=lock, chained=version >= 2)
@@ -291,8 +295,9 @@ class Journal:
             return
         found = self._read("SELECT hash FROM events WHERE id = ?", (after,)).fetchone()
         chain = Chain(START if after == 0 else Mark(after, found and found[0]))
+        checked = self._checked_after
         for row in self.stored(after):
-            if not chain.follow(row):
+            if (checked is None or row.id <= checked) and not chain.follow(row):
                 raise chain_broken(self.path, chain.broken)
             yield self.entry(row)
 

@@ -57,8 +57,9 @@ class Opened(NamedTuple):
     """The schema its rows are in: 1 (no hash chain) only for a reader of an older journal."""
 
 
-Replay = Callable[[sqlite3.Connection, int], None]
-"""Reads the checked journal (a read-only connection, and its schema) as a start would."""
+Replay = Callable[[sqlite3.Connection, int, int | None], None]
+"""Reads the checked journal as a start would: a read-only connection, its schema, and the row
+after which the chain is checked already (None: none is)."""
 
 
 def open_file(path: Path, readonly: bool, replay: Replay | None = None) -> Opened:
@@ -77,8 +78,7 @@ def open_file(path: Path, readonly: bool, replay: Replay | None = None) -> Opene
             if version == 0:
                 raise JournalError(f"{path}: holds no journal yet", "empty")
             if replay is not None:
-                _check_chain(db, path, version)
-                replay(db, version)
+                replay(db, version, _check_chain(db, path, version)[1])
         except BaseException:
             db.close()
             raise
@@ -109,17 +109,20 @@ def _check_read_only(path: Path, replay: Replay | None) -> tuple[int, Mark | Non
     db = _connect(path, True)
     try:
         version = _verify(db, path)
-        mark = _check_chain(db, path, version)
+        mark, checked_after = _check_chain(db, path, version)
         if replay is not None and version:
-            replay(db, version)
+            replay(db, version, checked_after)
     finally:
         db.close()
     return version, mark
 
 
-def _check_chain(db: sqlite3.Connection, path: Path, version: int) -> Mark | None:
+def _check_chain(
+    db: sqlite3.Connection, path: Path, version: int
+) -> tuple[Mark | None, int | None]:
     """What the writer checks of the rows: from its mark to the end (schema 2), or that an older
-    journal can be chained as it stands (schema 1). Returns the end of the checked chain."""
+    journal can be chained as it stands (schema 1). Returns the end of the checked chain and
+    the row it was checked after (None, None for schema 1)."""
     try:
         problem = cannot_upgrade(db) if version == 1 else None
         chain = since_mark(db) if version == SCHEMA_VERSION else None
@@ -128,10 +131,10 @@ def _check_chain(db: sqlite3.Connection, path: Path, version: int) -> Mark | Non
     if problem is not None:
         raise broken(path, problem)
     if chain is None:
-        return None
+        return None, None
     if chain.broken is not None:
         raise chain_broken(path, chain.broken)
-    return chain.last
+    return chain.last, chain.start.id
 
 
 def chain_broken(path: Path, where: Break) -> JournalError:
