@@ -24,7 +24,7 @@ from faro_pi.devices.pins import chosen_factory, kernel_chip, opens_spi
 from faro_pi.devices.shift_registers import ShiftRegisters
 from faro_pi.exc import FaroError
 from faro_pi.service.daemon import Daemon
-from faro_pi.service.journal import Journal
+from faro_pi.service.restore import start
 from faro_pi.service.systemd import Notifier
 from faro_pi.shoe.link import Fsp1Shoe, PlainShoe, ReaderPort
 
@@ -50,9 +50,9 @@ async def serve(
     notifier = Notifier(environ)
     async with contextlib.AsyncExitStack() as closing:
         closing.callback(notifier.close)
-        journal = Journal.open(config.journal.path)
+        journal, table = start(config.journal.path)
         closing.callback(journal.close)
-        daemon = Daemon(config, journal)
+        daemon = Daemon(config, journal, table)
         closing.callback(daemon.quieten)
         log.info("journal %s: %d events, %s", journal.path, journal.count(), daemon.status())
         port = _shoe(config, daemon, closing)

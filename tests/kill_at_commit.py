@@ -21,20 +21,16 @@ import sys
 from faro_pi import cli
 from faro_pi.service.journal import Journal
 
-COMMITS = ("append", "append_all", "set_link_seq", "keep_resume_point")
+COMMITS = ("append", "set_link_seq", "keep_resume_point")
 """Every method of Journal that writes a transaction (checkpoint folds, it adds nothing)."""
 
 
 def what(method: str, args: tuple, kwargs: dict) -> str:
     """What a commit holds, then ``@`` and the reader's frame it carries (``None`` for none)."""
     if method == "append":
-        event, seq = args[0], kwargs.get("link_seq", args[2] if len(args) > 2 else None)
-        kind = event["type"] if isinstance(event, dict) else type(event).__name__
-        return f"{kind}@{seq}"
-    if method == "append_all":
-        rows = args[0]
-        seq = next((seq for _, _, seq in rows if seq is not None), None)
-        return "+".join(type(event).__name__ for event, _, _ in rows) + f"@{seq}"
+        changes = args[0]
+        seq = next((c.link_seq for c in changes if c.link_seq is not None), None)
+        return "+".join(type(change.event).__name__ for change in changes) + f"@{seq}"
     if method == "set_link_seq":
         return f"link@{args[0]}"
     return f"state-after-row-{args[0]}@None"

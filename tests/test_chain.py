@@ -16,14 +16,15 @@ import pytest
 from faro_pi.cli import main as cli
 from faro_pi.exc import JournalError
 from faro_pi.game import resume
-from faro_pi.game.cards import parse_card
+from faro_pi.game.cards import DECK, parse_card
 from faro_pi.game.codec import event_to_json
 from faro_pi.game.demo import play
-from faro_pi.game.events import Alarm, CardDrawn
+from faro_pi.game.events import Alarm, Bet, CardDrawn, Session
 from faro_pi.game.rules import Table
 from faro_pi.service import journal_schema
-from faro_pi.service.journal import Journal
-from faro_pi.service.verify import GENESIS
+from faro_pi.service.chain import GENESIS
+from faro_pi.service.journal import Change, Journal
+from faro_pi.service.restore import start
 from tests.conftest import write_config
 
 SCHEMA_1 = """
@@ -61,7 +62,7 @@ def write(path: Path, rows: int = 20) -> None:
     """A journal of ``rows`` bets, every fifth refused, each moving the link."""
     with Journal.open(path) as journal:
         for n in range(1, rows + 1):
-            journal.append(bet(n), "a refusal [r]" if n % 5 == 0 else None, link_seq=n)
+            journal.append([Change(bet(n), "a refusal [r]" if n % 5 == 0 else None, n)])
 
 
 def tamper(path: Path, *statements: str) -> None:
@@ -78,11 +79,11 @@ def digest(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def refused_untouched(path: Path, says: str) -> str:
-    """The writer refuses ``path`` with one line matching ``says``, and changes nothing."""
+def refused_untouched(path: Path, says: str, opens=Journal.open) -> str:
+    """The writer (or a start) refuses ``path`` with one line matching ``says``; nothing changes."""
     before = digest(path)
     with pytest.raises(JournalError, match=says) as caught:
-        Journal.open(path)
+        opens(path)
     message = str(caught.value)
     assert "\n" not in message and str(path) in message
     assert digest(path) == before
@@ -99,7 +100,7 @@ def verify(path: Path, capsys) -> tuple[int, str]:
 
 
 def hash_by_hand(previous: bytes, row: tuple) -> bytes:
-    """The layout in faro_pi.service.verify's notes, built again from its table."""
+    """The layout in faro_pi.service.chain's notes, built again from its table."""
     id, at, event, refused, seq = row
     data = previous + struct.pack(">q", id) + struct.pack(">d", at)
     data += struct.pack(">I", len(event.encode())) + event.encode()
@@ -117,15 +118,18 @@ def hash_by_hand(previous: bytes, row: tuple) -> bytes:
 def test_each_row_hashes_the_row_before_and_its_own_content_as_documented(tmp_path):
     path = tmp_path / "journal.db"
     with Journal.open(path) as journal:
-        journal.append({"type": "card", "card": "KD", "source": "reader"}, link_seq=7, at=5.25)
-        journal.append({"type": "bet", "player": "Zoë", "rank": "9", "weight": 2, "copper": False})
-        journal.append_all(
+        journal.append(
+            [Change({"type": "card", "card": "KD", "source": "reader"}, link_seq=7)], at=5.25
+        )
+        bet = {"type": "bet", "player": "Zoë", "rank": "9", "weight": 2, "copper": False}
+        journal.append([Change(bet)])
+        journal.append(
             [
-                (CardDrawn(parse_card("KD"), "reader"), "the card is out [duplicate]", 8),
-                (Alarm("refused", "KD again"), None, None),
+                Change(CardDrawn(parse_card("KD"), "reader"), "the card is out [duplicate]", 8),
+                Change(Alarm("refused", "KD again")),
             ]
         )
-        journal.append({"type": "lock"}, link_seq=-(2**63))
+        journal.append([Change({"type": "lock"}, link_seq=-(2**63))])
     assert hashlib.sha256(b"faro-pi journal").digest() == GENESIS
     db = sqlite3.connect(path)
     rows = db.execute("SELECT id, at, event, refused, seq, hash FROM events ORDER BY id").fetchall()
@@ -237,20 +241,31 @@ def test_a_journal_rewritten_and_rehashed_shows_against_the_mark(tmp_path, capsy
 
 def test_a_start_checks_from_its_mark_and_the_rows_it_replays(tmp_path, capsys):
     path = tmp_path / "journal.db"
-    write(path)
-    with Journal.open(path) as journal:  # a start: the mark moves to row 20
-        journal.keep_resume_point(12, b"a state")
-    tamper(path, "UPDATE events SET at = 0 WHERE id = 3")
-    with Journal.open(path) as journal:  # row 3 is before both: only verify looks at it
-        assert journal.count() == 20
-    assert verify(path, capsys)[0] == 1
+    demo_journal(path)  # resume points after rows 100 and 200
+    start(path)[0].close()  # the mark moves to the last row
+    tamper(path, "UPDATE events SET at = 0 WHERE id = 150")
+    journal, _ = start(path)  # row 150 is before the resume point and the mark
+    with journal:
+        assert journal.count() > 200
+    assert verify(path, capsys)[0] == 1  # only verify looks at it
 
     path = tmp_path / "again.db"
-    write(path)
+    demo_journal(path)
+    start(path)[0].close()
+    tamper(path, "UPDATE events SET at = 0 WHERE id = 215")  # replayed after the resume point
+    refused_untouched(path, "row 215 does not match its hash", start)
+
+
+def test_with_no_resume_point_yet_a_start_checks_every_row_it_replays(tmp_path):
+    """No shuffle or close yet: a start replays from row 1, so it checks from row 1."""
+    path = tmp_path / "journal.db"
+    night = [Session(("Ann", "Bob", "Cy"), "Cy"), Bet("Ann", 9, 4), Bet("Bob", 5, 2)]
     with Journal.open(path) as journal:
-        journal.keep_resume_point(12, b"a state")
-    tamper(path, "UPDATE events SET at = 0 WHERE id = 15")  # replayed after the resume point
-    refused_untouched(path, "row 15 does not match its hash")
+        journal.append([Change(event) for event in night])
+        journal.append([Change(CardDrawn(card, "reader")) for card in DECK[:12]])
+    start(path)[0].close()  # the mark moves to row 15
+    tamper(path, """UPDATE events SET event = replace(event, '"weight":4', '"weight":400')""")
+    refused_untouched(path, "row 2 does not match its hash", start)
 
 
 def test_the_start_refuses_with_one_line_and_leaves_the_journal_as_it_was(tmp_path):
@@ -379,7 +394,7 @@ def demo_journal(path: Path) -> list:
     table, states = Table(), {}
     with Journal.open(path) as journal:
         for row, event in enumerate(events, start=1):
-            journal.append(event_to_json(event))
+            journal.append([Change(event_to_json(event))])
             table.apply(event)
             states[row] = resume.save(table)
         journal.keep_resume_point(100, states[100])
@@ -465,7 +480,7 @@ def test_the_writer_upgrades_a_schema_1_journal_once_in_place(tmp_path, capsys):
         assert list(journal.rows()) == entries
         assert journal.link_seq == 1000
         assert journal.mark().id == 30
-        assert journal.append(bet(31)) == 31
+        assert journal.append([Change(bet(31))]) == 31
     db = sqlite3.connect(path)
     assert db.execute("PRAGMA user_version").fetchone() == (2,)
     assert db.execute("SELECT count(*) FROM events WHERE length(hash) = 32").fetchone() == (31,)
@@ -511,3 +526,48 @@ def test_a_schema_1_journal_with_rows_gone_is_refused_untouched(tmp_path):
     refused_untouched(path, "has 29 rows numbered up to 30: rows were removed")
     with Journal.open(path, readonly=True) as journal:  # still readable, as it is
         assert journal.count() == 29
+
+
+def set_back_to_schema_1(path: Path, *, keep_mark: bool, keep_hash: bool) -> None:
+    """A chained journal edited, then dressed as schema 1 so that an upgrade would chain over
+    the edit: the hash column dropped, the mark's table dropped, ``user_version = 1``."""
+    tamper(path, "UPDATE events SET event = replace(event, '1004', '4004') WHERE id = 4")
+    db = sqlite3.connect(path, isolation_level=None)
+    if not keep_hash:
+        db.execute("ALTER TABLE events DROP COLUMN hash")
+    if not keep_mark:
+        db.execute("DROP TABLE verified")
+    db.execute("PRAGMA user_version = 1")
+    db.close()
+
+
+@pytest.mark.parametrize(
+    ("keep_mark", "keep_hash", "trace"),
+    [
+        (True, False, "its verified table"),
+        (False, True, "a hash column in its events"),
+        (True, True, "its verified table, a hash column in its events"),
+    ],
+)
+def test_a_chained_journal_set_back_to_schema_1_is_refused_not_upgraded(
+    tmp_path, keep_mark, keep_hash, trace
+):
+    path = tmp_path / "journal.sqlite3"
+    write(path)
+    Journal.open(path).close()  # a start: the mark, the chain
+    set_back_to_schema_1(path, keep_mark=keep_mark, keep_hash=keep_hash)
+    message = refused_untouched(path, "says it is of schema 1 but bears the traces of schema 2")
+    assert f"({trace})" in message
+    refused_untouched(path, "traces of schema 2", start)
+
+
+def test_every_upgrade_is_logged_with_its_row_count(tmp_path, caplog):
+    path = tmp_path / "journal.sqlite3"
+    schema_1(path)
+    with caplog.at_level("WARNING", logger="faro_pi"), Journal.open(path):
+        pass
+    said = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
+    assert len(said) == 2, said
+    assert f"{path}: upgrading a journal of schema 1 (30 rows, no hash chain)" in said[0]
+    assert "the chain vouches for the rows from here on" in said[0]
+    assert said[1] == f"{path}: upgraded: 30 rows chained, the last is row 30"

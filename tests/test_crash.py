@@ -64,8 +64,8 @@ LAST_FRAME = 10
 ALARMS = {"refused": 1, "gap": 1, "noread": 1}
 """The alarms standing at the end, each raised once."""
 
-ROWS = {"set_link_seq": 0, "append": 1, "keep_resume_point": 0}
-"""The journal rows each kind of commit writes; ``append_all`` writes one per event it names."""
+ROWS = {"set_link_seq": 0, "keep_resume_point": 0}
+"""The journal rows each kind of commit writes; ``append`` writes one per event it names."""
 
 
 def deal(reader: VirtualReader) -> None:
@@ -226,7 +226,7 @@ def on_disk(made: tuple[str, ...]) -> tuple[list[str], int | None]:
     count, link = 0, None
     for commit in made:
         _, method, what = commit.split(" ")
-        count += what.count("+") + 1 if method == "append_all" else ROWS[method]
+        count += what.count("+") + 1 if method == "append" else ROWS[method]
         frame = what.rpartition("@")[2]
         if frame != "None":
             link = int(frame)
@@ -324,9 +324,12 @@ def test_a_kill_at_every_commit_of_the_reader_path_loses_doubles_and_hides_nothi
     report = "\n".join(f"{kill}:\n  " + "\n  ".join(found) for kill, found in failed.items())
     assert not failed, f"{len(failed)} of {len(outcomes)} kills went wrong:\n{report}"
     kinds = {
-        commit.split(" ")[1] + ("" if commit.endswith("@None") else " frame") for commit in commits
+        commit.split(" ")[1]
+        + (" of several" if "+" in commit else "")
+        + ("" if commit.endswith("@None") else " frame")
+        for commit in commits
     }
-    assert {"set_link_seq frame", "append frame", "append_all frame"} <= kinds, (
+    assert {"set_link_seq frame", "append frame", "append of several frame"} <= kinds, (
         f"the scenario no longer makes every kind of commit: {commits}"
     )
     assert on_disk(tuple(commits)) == (JOURNAL, LAST_FRAME), commits

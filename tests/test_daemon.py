@@ -14,7 +14,7 @@ import pytest
 from faro_pi.game.cards import DECK
 from faro_pi.game.codec import event_to_json
 from faro_pi.game.events import Bet, Session
-from faro_pi.service.journal import Journal
+from faro_pi.service.journal import Change, Journal
 from faro_pi.shoe.fsp1 import CardFrame
 from faro_pi.shoe.link import ReaderPort
 from faro_pi.virtual.reader import VirtualReader
@@ -318,7 +318,7 @@ def test_a_short_undo_press_acknowledges_the_alarms(table_dir):
 
 def test_new_pack_shuffles_only_after_the_hock_and_passes_the_bank(table_dir):
     with Journal.open(table_dir / "journal.sqlite3") as journal:
-        journal.append(event_to_json(Session(("Ann", "Bob", "Cy"), "Cy")))
+        journal.append([Change(event_to_json(Session(("Ann", "Bob", "Cy"), "Cy")))])
 
     async def scenario():
         async with running_table(table_dir) as (daemon, reader, factory):
@@ -336,9 +336,9 @@ def test_new_pack_shuffles_only_after_the_hock_and_passes_the_bank(table_dir):
 
 def test_journal_entries_made_before_start_are_replayed_and_settled(table_dir):
     with Journal.open(table_dir / "journal.sqlite3") as journal:
-        journal.append(event_to_json(Session(("Ann", "Bob", "Cy"), "Cy")))
-        journal.append(event_to_json(Bet("Ann", 9, 2)))
-        journal.append(event_to_json(Bet("Bob", 13, 2, copper=True)))
+        journal.append([Change(event_to_json(Session(("Ann", "Bob", "Cy"), "Cy")))])
+        journal.append([Change(event_to_json(Bet("Ann", 9, 2)))])
+        journal.append([Change(event_to_json(Bet("Bob", 13, 2, copper=True)))])
 
     async def scenario():
         async with running_table(table_dir) as (daemon, reader, _):

@@ -20,6 +20,7 @@ import os
 import random
 import re
 import signal
+import sqlite3
 import sys
 import time
 from collections.abc import Callable
@@ -33,7 +34,7 @@ from faro_pi.game.codec import event_to_json
 from faro_pi.game.demo import play
 from faro_pi.game.events import Bet, CardDrawn, Session
 from faro_pi.game.rules import Table
-from faro_pi.service.journal import Journal
+from faro_pi.service.journal import Change, Journal
 from faro_pi.service.restore import restore
 from faro_pi.virtual.reader import VirtualReader
 from tests.conftest import NotifySocket, write_config
@@ -393,7 +394,7 @@ def test_export_while_running_prints_the_events_so_far_and_replays_to_the_same_b
     ]
     with Journal.open(table_dir / "journal.sqlite3") as journal:
         for event in seated:
-            journal.append(event_to_json(event))
+            journal.append([Change(event_to_json(event))])
     dealt, later = deck[:9], deck[9]
     expected = Table()
     for event in [*seated, *(CardDrawn(card, "reader") for card in dealt)]:
@@ -440,10 +441,8 @@ def garbage(path: Path) -> None:
 def overwritten_page(path: Path) -> None:
     """A journal of a few packs whose middle page a failing SD card replaced with noise."""
     with Journal.open(path) as journal:
-        journal._db.execute("BEGIN")  # one commit, not one fsync an event
-        for event in play(random.Random(2), ("Ann", "Bob", "Cy"), packs=4):
-            journal.append(event_to_json(event))
-        journal._db.execute("COMMIT")
+        # one commit, not one fsync an event
+        journal.append([Change(e) for e in play(random.Random(2), ("Ann", "Bob", "Cy"), packs=4)])
     data = bytearray(path.read_bytes())
     page = int.from_bytes(data[16:18], "big")
     events = data.index(b'"type":"bet"', len(data) // 3)  # a page that holds events
@@ -452,7 +451,38 @@ def overwritten_page(path: Path) -> None:
     path.write_bytes(bytes(data))
 
 
-@pytest.mark.parametrize("damage", [garbage, overwritten_page])
+def a_night_then(path: Path, edit: str | None, more: list) -> None:
+    """A night with no shuffle yet, started once (the mark moves to its end), then ``edit``ed
+    with the sqlite3 shell (the triggers dropped first), then ``more`` appended as faro-pi would."""
+    night = [Session(("Ann", "Bob", "Cy"), "Cy"), Bet("Ann", 9, 4), Bet("Bob", 5, 2)]
+    with Journal.open(path) as journal:
+        journal.append([Change(e) for e in night + [CardDrawn(c, "reader") for c in DECK[:9]]])
+    with Journal.open(path) as journal:  # a start: the verified mark moves to row 12
+        journal.append([Change(event) for event in more])
+    if edit is not None:
+        db = sqlite3.connect(path, isolation_level=None)
+        db.execute("DROP TRIGGER events_no_update")
+        db.execute(edit)
+        db.close()
+
+
+def a_bet_raised_before_the_mark(path: Path) -> None:
+    """Row 2's bet of 4 made 400: no resume point yet, so a start replays it, and must check it."""
+    raised = (
+        """UPDATE events SET event = replace(event, '"weight":4', '"weight":400') WHERE id = 2"""
+    )
+    a_night_then(path, raised, [])
+
+
+def rows_that_no_longer_apply(path: Path) -> None:
+    """A chain that verifies over rows the rules refuse (a card dealt twice): the start is
+    refused only at the replay, which must come before the mark moves or the log is set up."""
+    a_night_then(path, None, [CardDrawn(DECK[10], "reader"), CardDrawn(DECK[10], "reader")])
+
+
+@pytest.mark.parametrize(
+    "damage", [garbage, overwritten_page, a_bet_raised_before_the_mark, rows_that_no_longer_apply]
+)
 def test_a_corrupt_journal_stops_the_start_with_one_line_and_is_left_alone(table_dir, damage):
     journal = table_dir / "journal.sqlite3"
     damage(journal)
@@ -510,10 +540,7 @@ def test_restart_from_a_journal_of_10000_events(table_dir, capsys):
         itertools.islice(play(random.Random(1), ("Ann", "Bob", "Cy", "Dee"), 200), 10_000)
     )
     with Journal.open(table_dir / "journal.sqlite3") as journal:
-        journal._db.execute("BEGIN")  # one commit, not 10,000 fsyncs
-        for event in events:
-            journal.append(event_to_json(event))
-        journal._db.execute("COMMIT")
+        journal.append([Change(event) for event in events])  # one commit, not 10,000 fsyncs
     last = Table()
     for event in events:
         last.apply(event)

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from faro_pi.config import load_config
-from faro_pi.service.journal import Journal
+from faro_pi.service.journal import Change, Journal
 from faro_pi.service.systemd import Notifier
 
 ROOT = Path(__file__).parent.parent
@@ -511,7 +511,7 @@ def test_uninstall_removes_the_install_but_keeps_the_journal(tmp_path):
     install(tmp_path)
     journal_path = tmp_path / "var/lib/faro-pi/journal.sqlite3"
     with Journal.open(journal_path) as journal:
-        journal.append({"type": "shuffle"})
+        journal.append([Change({"type": "shuffle"})])
     kept = journal_path.read_bytes()
     out = run_script(UNINSTALL, tmp_path)
     assert not (tmp_path / "etc/systemd/system/faro-pi.service").exists()

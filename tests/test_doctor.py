@@ -22,9 +22,10 @@ from faro_pi import cli, doctor
 from faro_pi.config import load_config
 from faro_pi.doctor.buses import i2c_speed_check, spi_check
 from faro_pi.game.events import Session
-from faro_pi.service.journal import Journal
+from faro_pi.service.journal import Change, Journal
 from faro_pi.virtual.reader import VirtualReader
 from tests.conftest import running_table, until
+from tests.test_daemon_process import a_bet_raised_before_the_mark, rows_that_no_longer_apply
 
 CONFIG = """\
 [reader]
@@ -210,7 +211,7 @@ def test_a_configuration_error_is_the_only_line_and_fails(config):
 def test_an_existing_journal_is_opened_read_only_and_counted(config):
     path = config.parent / "journal" / "journal.sqlite3"
     with Journal.open(path) as journal:
-        journal.append(Session(("Ann", "Bob"), "Bob"))
+        journal.append([Change(Session(("Ann", "Bob"), "Bob"))])
     before = path.read_bytes()
     (status, lines), _ = with_reader(config)
     assert status == 0
@@ -234,6 +235,27 @@ def test_a_damaged_journal_fails(config):
     assert status == 1
     assert lines["journal"].startswith("FAIL  journal:")
     assert "is not a SQLite database" in lines["journal"]
+
+
+@pytest.mark.parametrize(
+    ("damage", "says"),
+    [
+        (a_bet_raised_before_the_mark, "row 2 does not match its hash"),
+        (rows_that_no_longer_apply, "event 14 no longer applies"),
+    ],
+)
+def test_a_journal_a_start_would_refuse_fails_as_the_start_would(config, damage, says):
+    """The doctor checks what a start checks (the chain, the replay), and writes nothing."""
+    path = config.parent / "journal" / "journal.sqlite3"
+    path.parent.mkdir()
+    damage(path)
+    before = path.read_bytes()
+    status, lines = check(config)
+    assert status == 1
+    assert lines["journal"].startswith("FAIL  journal:")
+    assert says in lines["journal"]
+    assert path.read_bytes() == before
+    assert sorted(p.name for p in path.parent.iterdir()) == ["journal.sqlite3"]
 
 
 def test_a_clock_before_2024_or_without_ntp_fails(config):

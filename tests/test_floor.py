@@ -41,7 +41,7 @@ from faro_pi.game.codec import event_to_json
 from faro_pi.game.demo import play
 from faro_pi.game.events import SHUFFLE, Alarm, CardDrawn, Session
 from faro_pi.service import export as table_export
-from faro_pi.service.journal import Journal
+from faro_pi.service.journal import Change, Journal
 from tests.broker import FLOOR_USER, Mosquitto, free_port
 from tests.conftest import running_table, write_config
 
@@ -105,9 +105,9 @@ def demo_journal(path: Path, seed: int = 1, packs: int = 2) -> int:
     """A journal of a demo night, with a refused reading in it; returns its length."""
     with Journal.open(path) as journal:
         for i, event in enumerate(play(random.Random(seed), SEATS, packs=packs)):
-            journal.append(event)
+            journal.append([Change(event)])
             if i == 40:
-                journal.append(CardDrawn(DECK[0], "reader"), refused="the card is out already")
+                journal.append([Change(CardDrawn(DECK[0], "reader"), "the card is out already")])
         return journal.count()
 
 

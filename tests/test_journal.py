@@ -18,7 +18,7 @@ from faro_pi.exc import FaroError, JournalError
 from faro_pi.game.cards import DECK, parse_card
 from faro_pi.game.codec import event_from_json
 from faro_pi.game.events import CardDrawn, Lock
-from faro_pi.service.journal import Entry, Journal
+from faro_pi.service.journal import Change, Entry, Journal
 from tests.benchmarks.figures import report
 
 FRAME0 = 1000
@@ -33,7 +33,7 @@ def expected(n: int) -> tuple[dict, str | None]:
 
 WRITER = f"""  # appends the events of expected(n)
 import sys
-from faro_pi.service.journal import Journal
+from faro_pi.service.journal import Change, Journal
 
 with Journal.open(sys.argv[1]) as journal:
     n = journal.count()
@@ -41,7 +41,7 @@ with Journal.open(sys.argv[1]) as journal:
         n += 1
         event = {{"type": "bet", "player": "Ann", "rank": "9", "weight": n, "copper": n % 2 == 0}}
         refused = "entries are closed [entries-closed]" if n % 7 == 0 else None
-        row = journal.append(event, refused, link_seq={FRAME0} + n)
+        row = journal.append([Change(event, refused, {FRAME0} + n)])
         print(row, flush=True)
 """
 
@@ -87,7 +87,7 @@ def append_times(journal: Journal, count: int) -> list[float]:
     for n in range(1, count + 1):
         event = {"type": "card", "card": DECK[n % 52].code, "source": "reader"}
         start = clock()
-        journal.append(event, link_seq=n if n % 2 else None)
+        journal.append([Change(event, link_seq=n if n % 2 else None)])
         times.append(clock() - start)
     return times
 
@@ -101,15 +101,15 @@ def big_journal(tmp_path_factory):
     """A journal of 10,000 events, written in one transaction to skip 10,000 fsyncs."""
     path = tmp_path_factory.mktemp("big") / "journal.db"
     rng = random.Random(2026)
+    changes = []
+    for n in range(1, 10_001):
+        if n % 3:
+            event = {"type": "card", "card": rng.choice(DECK).code, "source": "reader"}
+        else:
+            event = expected(n)[0]
+        changes.append(Change(event, "a refusal" if n % 50 == 0 else None))
     with Journal.open(path) as journal:
-        journal._db.execute("BEGIN")
-        for n in range(1, 10_001):
-            if n % 3:
-                event = {"type": "card", "card": rng.choice(DECK).code, "source": "reader"}
-            else:
-                event = expected(n)[0]
-            journal.append(event, "a refusal" if n % 50 == 0 else None, at=1_700_000_000 + n)
-        journal._db.execute("COMMIT")
+        journal.append(changes, at=1_700_000_000)
         journal.set_link_seq(10_000)
     return path
 
@@ -118,12 +118,14 @@ def test_round_trip_keeps_order_refusals_and_times(tmp_path):
     path = tmp_path / "journal.db"
     with Journal.open(path) as journal:
         assert journal.created
-        assert journal.append(CardDrawn(parse_card("KD"), "reader"), at=100.5) == 1
+        assert journal.append([Change(CardDrawn(parse_card("KD"), "reader"))], at=100.5) == 1
         bet = {"type": "bet", "player": "Zoë", "rank": "9", "weight": 2, "copper": False}
-        assert journal.append(bet, at=101.0) == 2
+        assert journal.append([Change(bet)], at=101.0) == 2
         malformed = {"type": "bet", "player": "Ann", "rank": "9", "weight": "lots"}
-        assert journal.append(malformed, "the weight must be a whole number [weight]") == 3
-        assert journal.append(Lock()) == 4
+        assert (
+            journal.append([Change(malformed, "the weight must be a whole number [weight]")]) == 3
+        )
+        assert journal.append([Change(Lock())]) == 4
         assert journal.count() == 4
         assert journal.link_seq is None
 
@@ -153,26 +155,46 @@ def test_round_trip_keeps_order_refusals_and_times(tmp_path):
         raw.close()
 
 
+CLEAR = {"type": "clear"}
+
+
 def test_link_seq_moves_with_its_event_or_not_at_all(tmp_path):
     with Journal.open(tmp_path / "journal.db") as journal:
-        journal.append({"type": "card", "card": "5H"}, link_seq=41)
+        journal.append([Change({"type": "card", "card": "5H"}, link_seq=41)])
         assert journal.link_seq == 41
-        journal.append({"type": "lock"})
+        journal.append([Change({"type": "lock"})])
         assert journal.link_seq == 41
 
-        # The UPDATE fails after the INSERT succeeded: the whole transaction goes.
-        with pytest.raises(JournalError, match="not journalled"):
-            journal.append({"type": "card", "card": "KD"}, link_seq="frame 42")
+        # What SQLite would refuse half-way is refused before the file is touched:
+        # a frame that is not a number, NaN, text that is not UTF-8 (a lone surrogate).
+        for bad in (
+            Change({"type": "card", "card": "KD"}, link_seq="frame 42"),
+            Change({"type": "bet", "weight": math.nan}),
+            Change({"type": "join", "player": "Z\udc80"}),
+            Change({"type": "card", "card": "KD"}, "refused \ud800"),
+        ):
+            with pytest.raises(JournalError, match="not journalled") as caught:
+                journal.append([Change({"type": "lock"}), bad])
+            assert caught.value.reason == "cannot-encode"
+            assert (journal.count(), journal.link_seq) == (2, 41)
+
+        # A failure inside the transaction takes the rows before it too.
+        journal._db.execute(
+            "CREATE TRIGGER no_clear BEFORE INSERT ON events WHEN NEW.event LIKE '%clear%' "
+            "BEGIN SELECT RAISE(ABORT, 'disk full, say'); END"
+        )
+        with pytest.raises(JournalError, match="disk full, say") as caught:
+            journal.append(
+                [Change({"type": "card", "card": "KD"}, link_seq=42), Change({"type": "clear"})]
+            )
+        assert caught.value.reason == "cannot-write"
         assert (journal.count(), journal.link_seq) == (2, 41)
-
-        with pytest.raises(ValueError):
-            journal.append({"type": "bet", "weight": math.nan})
-        assert journal.count() == 2
+        journal._db.execute("DROP TRIGGER no_clear")
 
         journal.set_link_seq(None)
         assert journal.link_seq is None
-        journal.append({"type": "card", "card": "9C"}, link_seq=0)
-        assert journal.append({"type": "clear"}) == 4
+        journal.append([Change({"type": "card", "card": "9C"}, link_seq=0)])
+        assert journal.append([Change(CLEAR)]) == 4
 
     with Journal.open(tmp_path / "journal.db") as journal:
         assert (journal.count(), journal.link_seq) == (4, 0)
@@ -217,7 +239,7 @@ def test_reader_sees_what_a_running_writer_committed(tmp_path):
             assert_intact(entries)
             assert reader.link_seq >= FRAME0 + later[-1]
             with pytest.raises(JournalError, match="readonly"):
-                reader.append({"type": "lock"})
+                reader.append([Change({"type": "lock"})])
 
 
 def test_readonly_creates_nothing(tmp_path):
@@ -228,7 +250,7 @@ def test_readonly_creates_nothing(tmp_path):
 
     path = tmp_path / "journal.db"
     with Journal.open(path) as journal:
-        journal.append({"type": "shuffle"})
+        journal.append([Change({"type": "shuffle"})])
     assert listing(tmp_path) == ["journal.db"]  # a stopped journal is one file
     before = path.read_bytes()
     with Journal.open(path, readonly=True) as reader:
@@ -240,7 +262,7 @@ def test_readonly_creates_nothing(tmp_path):
 def test_closing_the_writer_does_not_wait_for_a_reader(tmp_path):
     path = tmp_path / "journal.db"
     writer = Journal.open(path)
-    writer.append({"type": "shuffle"})
+    writer.append([Change({"type": "shuffle"})])
     with Journal.open(path, readonly=True) as reader:
         rows = reader.rows()
         next(rows)  # holds a read transaction open
@@ -257,7 +279,7 @@ def test_folders_are_created_for_a_new_journal(tmp_path):
     path = tmp_path / "var" / "lib" / "faro-pi" / "journal.db"
     with Journal.open(path) as journal:
         assert journal.created
-        journal.append({"type": "lock"})
+        journal.append([Change({"type": "lock"})])
     with Journal.open(path, readonly=True) as reader:
         assert reader.count() == 1
 
@@ -272,7 +294,7 @@ def test_an_empty_file_becomes_a_new_journal(tmp_path):
 
     with Journal.open(path) as journal:
         assert journal.created
-        journal.append({"type": "lock"})
+        journal.append([Change({"type": "lock"})])
     with Journal.open(path) as journal:
         assert journal.count() == 1
 
@@ -458,12 +480,12 @@ def test_restart_cost_on_10000_events(big_journal, capsys):
 def test_a_second_writer_is_refused_while_readers_are_welcome(tmp_path):
     path = tmp_path / "journal.db"
     with Journal.open(path) as journal:
-        journal.append({"type": "card", "card": "5H"})
+        journal.append([Change({"type": "card", "card": "5H"})])
         with pytest.raises(JournalError, match="another faro-pi is writing this journal"):
             Journal.open(path)
         with Journal.open(path, readonly=True) as reader:
             assert reader.count() == 1
-        journal.append({"type": "card", "card": "KD"})
+        journal.append([Change({"type": "card", "card": "KD"})])
     with Journal.open(path) as again:  # the lock went with the first writer
         assert again.count() == 2
 
@@ -479,7 +501,7 @@ def test_a_restart_resumes_from_the_latest_resume_point_and_equals_a_whole_repla
     path = tmp_path / "journal.sqlite3"
     with Journal.open(path) as journal:
         for event in events:
-            journal.append(event)
+            journal.append([Change(event)])
         assert list(journal.resume_points()) == []
         first = restore(journal)  # replays everything, and keeps a point after the last row
         points = list(journal.resume_points())

@@ -44,7 +44,7 @@ from faro_pi.doctor.check import SERVICE_STOPPED, Check, one_line, verdicts
 from faro_pi.doctor.daemon import pins_beside, reader_beside, running_daemon
 from faro_pi.doctor.reader import check_reader
 from faro_pi.exc import ConfigError, JournalError
-from faro_pi.service.journal import Journal
+from faro_pi.service import restore
 
 READER_TIMEOUT = 5.0
 """Seconds to wait for the reader's first frame (it sends a heartbeat every second)."""
@@ -291,11 +291,13 @@ def _journal(config: Config, written: bool = False) -> Check:
 
 
 def _journal_file(path: Path, written: bool) -> Check:
+    """Checked as a start checks it (the chain from the mark, every row replayed), read-only."""
     passed, failed, _ = verdicts("journal")
     if written and not os.access(path, os.R_OK):
         return passed(f"{path}: written by the running daemon (closed to this login)")
     try:
-        with Journal.open(path, readonly=True) as journal:
+        journal, _ = restore.check(path)
+        with journal:
             events = journal.count()
     except JournalError as exc:
         if exc.reason != "empty":

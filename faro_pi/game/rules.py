@@ -166,6 +166,18 @@ class Table:
         handler(event)
         self.pack_log.append(event)
 
+    def snapshot(self) -> tuple:
+        """The table now, sharing nothing :meth:`apply` changes, for :meth:`restore` to put
+        back: the daemon's way back when an event applied cannot be journaled."""
+        lists = self.history, self.packs, self.dropped, self.pack_log
+        return self.state.copy(), *map(list, lists), self.pack_start  # pack_start: replaced only
+
+    def restore(self, snapshot: tuple) -> None:
+        """Puts the table back as it stood at :meth:`snapshot` (which may be used once)."""
+        self.state, self.history, self.packs, self.dropped, self.pack_log, self.pack_start = (
+            snapshot
+        )
+
     def replay(self, events: Iterable[Event]) -> list[tuple[int, Refused]]:
         """Apply events in order; the refused ones are returned with their 0-based index."""
         refused = []

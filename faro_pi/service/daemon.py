@@ -1,14 +1,21 @@
 """The table daemon: one asyncio loop owns the table; everything else hands it events.
 
-Every change follows one path, :meth:`Daemon.submit`: the rules engine
-applies the event (or refuses it, changing nothing), the journal commits it,
-then the watchers (outputs, console) are told. Input threads and callbacks
-never touch the table; they call ``loop.call_soon_threadsafe``.
+Every change follows one path: the rules engine applies the event (or
+refuses it, changing nothing) with what it brings, :meth:`Daemon._commit`
+journals all of it as one transaction of :class:`Change` rows, and then the
+watchers (outputs, console) are told. An entry or an alarm
+(:meth:`Daemon.submit`) is told at once; a reading (:meth:`Daemon.record_reading`)
+on the next turn of the loop, once the shoe has acknowledged its frame. A
+commit that fails puts the table back as it was before the event: the table
+in memory is always the journal's. At the hock, a turn later, the pack's
+deal-integrity report takes the same path. Input threads and callbacks never
+touch the table; they call ``loop.call_soon_threadsafe``.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import random
 from collections import deque
@@ -34,7 +41,7 @@ from faro_pi.game.events import (
 )
 from faro_pi.game.profile import DEFAULT_PROFILE, PROFILES
 from faro_pi.game.rules import Table
-from faro_pi.service.journal import Journal
+from faro_pi.service.journal import Change, Journal
 from faro_pi.service.logline import describe_card, short
 from faro_pi.service.restore import keep_resume_point, restore
 
@@ -71,33 +78,15 @@ class Daemon:
     # -- the one path of change -------------------------------------------------
 
     def submit(self, event: Event) -> Refused | None:
-        """Apply, journal, publish. Returns the refusal, or None once the event is durable."""
+        """Apply, journal, tell. Returns the refusal, or None once the event is durable."""
+        before = self.table.snapshot()
         try:
-            self.table.apply(event)
+            changes = self._apply(event)
         except Refused as exc:
             log.warning("refused %s: %s", short(event), exc)
             return exc
-        cleared = self._card_clears(event)
-        if cleared is None:
-            self._journal(event)
-        else:
-            try:
-                self.journal.append_all([(event, None, None), (cleared, None, None)])
-            except JournalError as exc:
-                self.fail(exc)
-                raise
-            self._when_quiet()
-        self._untold.extend((event,) if cleared is None else (event, cleared))
-        self._tell()
+        self._commit(changes, before, at_once=True)
         return None
-
-    def _card_clears(self, event: Event) -> Clear | None:
-        """A card applied clears a standing no-read alarm: the card re-fed has come."""
-        if not isinstance(event, CardDrawn) or not self.has_alarm("noread"):
-            return None
-        cleared = Clear("noread")
-        self.table.apply(cleared)
-        return cleared
 
     def record_reading(
         self, event: Event, seq: int | None = None, gap: Alarm | None = None
@@ -109,76 +98,103 @@ class Daemon:
         loop. A reading the rules refuse is journaled all the same, marked
         refused, so it is acknowledged once and never read again, and it
         raises a ``refused`` alarm. ``gap`` is the alarm of readings that never
-        arrived before this one; a card clears a standing no-read alarm.
-        Whatever a reading brings is one transaction with it: after a crash,
-        the resent frame finds all of it or none.
+        arrived before this one. Whatever a reading brings is one transaction
+        with it: after a crash, the resent frame finds all of it or none.
         """
-        rows, told, refusal = [], [], None
+        before = self.table.snapshot()
+        changes, refusal = [], None
         if gap is not None:
-            self.table.apply(gap)  # an alarm is never refused
-            rows.append((gap, None, None))
-            told.append(gap)
+            changes += self._apply(gap)  # an alarm is never refused
         try:
-            self.table.apply(event)
-            rows.append((event, None, seq))
-            told.append(event)
-            if (cleared := self._card_clears(event)) is not None:
-                rows.append((cleared, None, None))
-                told.append(cleared)
+            changes += self._apply(event, seq)
         except Refused as exc:
             card = event.card if isinstance(event, CardDrawn) else None
             alarm = Alarm("refused", exc.message, card)
             self.table.apply(alarm)
-            rows += [(event, str(exc), seq), (alarm, None, None)]
-            told.append(alarm)
+            changes += [Change(event, str(exc), seq), Change(alarm)]
             refusal = exc
             log.warning("refused %s: %s", short(event), exc)
-        try:
-            if len(rows) == 1:
-                self.journal.append(event_to_json(event), link_seq=seq)
-            else:
-                self.journal.append_all(rows)
-        except JournalError as failed:
-            self.fail(failed)
-            raise
-        self._when_quiet()
-        self._untold.extend(told)
-        asyncio.get_running_loop().call_soon(self._tell)
+        self._commit(changes, before, at_once=False)
         return refusal
 
-    def _check_deal(self, number: int) -> None:
+    def _apply(self, event: Event, seq: int | None = None) -> list[Change]:
+        """Applies ``event`` and what it brings: a card clears a standing no-read alarm (the card
+        re-fed has come). Raises :class:`Refused`, and then nothing has changed."""
+        self.table.apply(event)
+        if not isinstance(event, CardDrawn) or not self.has_alarm("noread"):
+            return [Change(event, link_seq=seq)]
+        cleared = Clear("noread")
+        self.table.apply(cleared)
+        return [Change(event, link_seq=seq), Change(cleared)]
+
+    def _commit(self, changes: list[Change], before: tuple, at_once: bool) -> None:
+        """Journals ``changes``, already applied to the table, which was ``before`` them.
+
+        On any failure the table goes back to ``before``, so the table in
+        memory is always the journal's: an event the journal cannot encode is
+        not journaled and the table carries on without it; any other failure
+        stops the daemon, and the restart rebuilds the table from what was
+        committed. Either way :exc:`JournalError` is raised, and the caller
+        acknowledges nothing. Once committed: a shuffle or a close is kept as a
+        resume point; the applied events are told, ``at_once`` or on the next
+        turn of the loop (after the shoe's acknowledgement); and at the hock,
+        on the turn after, the pack's deal-integrity report is made.
+        """
+        try:
+            last = self.journal.append(changes)
+        except Exception as exc:
+            self.table.restore(before)
+            failure = (
+                exc
+                if isinstance(exc, JournalError)
+                else JournalError(
+                    f"{self.journal.path}: cannot append, the event is not journalled: {exc!r}",
+                    "cannot-write",
+                )
+            )
+            if failure.reason == "cannot-encode":
+                log.warning("%s", failure)
+            else:
+                self.fail(failure)
+            if failure is exc:
+                raise
+            raise failure from exc
+        self._when_quiet()
+        applied = [change.event for change in changes if change.refused is None]
+        if any(type(event) in RESUME_AFTER for event in applied):
+            keep_resume_point(self.journal, self.table, last)
+        self._untold.extend(applied)
+        loop = asyncio.get_running_loop()
+        if at_once:
+            self._tell()
+        else:
+            loop.call_soon(self._tell)
+        if any(type(event) is CardDrawn for event in applied) and self.table.pack.complete:
+            loop.call_soon(self._report_deal, self.table.pack.number)
+
+    def _report_deal(self, number: int) -> None:
         """Journals the integrity report of the pack just completed, and an alarm if flagged.
 
-        Off the card's path (the hock is acknowledged first); both rows or neither."""
+        A step after the hock's commit, off the card's path; both rows or neither."""
         pack = self.table.pack
         if pack.number != number or not pack.complete:
             return  # voided, or shuffled, before the report came round
+        before = self.table.snapshot()
         found = integrity.report(pack.exposed, self.table.state.previous or None)
-        event = Integrity(number, found.flagged, found.as_dict())
-        self.table.apply(event)
-        rows = [(event, None, None)]
+        changes = self._apply(Integrity(number, found.flagged, found.as_dict()))
         if found.flagged:
             alarm = Alarm("integrity", "pack " + str(number) + ": " + "; ".join(found.flagged))
-            self.table.apply(alarm)
-            rows.append((alarm, None, None))
+            changes += self._apply(alarm)
             log.warning("%s", alarm.text)
-        try:
-            self.journal.append_all(rows)
-        except JournalError as exc:
-            self.fail(exc)
-            return
-        self._untold.extend(event for event, _, _ in rows)
-        self._tell()
+        with contextlib.suppress(JournalError):  # said; the table is as it was
+            self._commit(changes, before, at_once=True)
 
     def _tell(self) -> None:
-        """Logs and publishes every applied event not yet told, in the order applied."""
+        """Logs and tells the watchers every applied event not yet told, in the order applied."""
         while self._untold:
             event = self._untold.popleft()
             if isinstance(event, CardDrawn):
                 log.info(describe_card(self.table))
-                if self.table.pack.complete:
-                    loop = asyncio.get_running_loop()
-                    loop.call_soon(self._check_deal, self.table.pack.number)
             elif isinstance(event, Void):
                 dropped = len(self.table.dropped)
                 log.info("void: the last card is taken back (%d entries dropped)", dropped)
@@ -189,18 +205,6 @@ class Daemon:
                     watcher(self.table, event)
                 except Exception:  # an output's fault must not stop the table
                     log.exception("a watcher failed on %s", short(event))
-
-    def _journal(self, event: Event, refused: str | None = None, link_seq=None) -> None:
-        try:
-            row = self.journal.append(event_to_json(event), refused=refused, link_seq=link_seq)
-        except JournalError as exc:
-            # The table in memory is now ahead of the disk: stop, and let the
-            # restart rebuild it from what was really committed.
-            self.fail(exc)
-            raise
-        if refused is None and type(event) in RESUME_AFTER:
-            keep_resume_point(self.journal, self.table, row)
-        self._when_quiet()
 
     def _when_quiet(self) -> None:
         """Folds the journal's log back once the table has been still for a moment."""
@@ -227,6 +231,7 @@ class Daemon:
             log.warning("%s", exc)
 
     def set_link_seq(self, seq: int) -> None:
+        """A reader's hello: the link's resume point moves with no event (nothing to apply)."""
         try:
             self.journal.set_link_seq(seq)
         except JournalError as exc:

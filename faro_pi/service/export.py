@@ -4,7 +4,7 @@ Each journaled event becomes one line of JSON in the replay vocabulary; a
 reading the rules refused keeps its reason in a ``"refused"`` field, so a
 replay of the lines refuses it again.
 
-An export checks the hash chain as it goes (:mod:`faro_pi.service.verify`):
+An export checks the hash chain as it goes (:mod:`faro_pi.service.chain`):
 it can stop before the first row that does not verify, or print every row and
 say where the chain broke.
 """
@@ -17,8 +17,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from faro_pi.exc import JournalError
+from faro_pi.service.chain import Break, Chain
 from faro_pi.service.journal import Entry, Journal
-from faro_pi.service.verify import Break, Chain
 
 
 def export_line(entry: Entry) -> str:

@@ -23,7 +23,7 @@ mode on close), so copying it is a complete backup and a reader needs no
 companion files.
 
 Each row is sealed with a hash over the row before it and its own content
-(:mod:`faro_pi.service.verify`): the writer checks the chain when it opens,
+(:mod:`faro_pi.service.chain`): the writer checks the chain when it opens,
 and refuses a journal in which a row was changed, removed or put in.
 """
 
@@ -34,15 +34,15 @@ import json
 import os
 import sqlite3
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
 from faro_pi.exc import JournalError
 from faro_pi.game.codec import event_to_json
 from faro_pi.game.events import Event
-from faro_pi.service.journal_file import DAMAGE, broken, open_file, unreadable
-from faro_pi.service.verify import START, STORED, Mark, Stored, read_mark, seal
+from faro_pi.service.chain import START, STORED, Chain, Mark, Stored, read_mark, seal
+from faro_pi.service.journal_file import DAMAGE, broken, chain_broken, open_file, unreadable
 
 CHECKPOINT_AFTER = 2000
 """Appends without an idle moment after which an append folds the log back itself."""
@@ -59,6 +59,44 @@ _LAST_FRAME = "SELECT id, seq FROM events WHERE seq IS NOT NULL ORDER BY id DESC
 _encoder = json.JSONEncoder(
     separators=(",", ":"), sort_keys=True, ensure_ascii=False, allow_nan=False
 )
+
+
+class Change(NamedTuple):
+    """One row to journal: an event, why the rules refused it, and the reader's frame it carries.
+
+    The event is a game event, or its JSON object as it is to be stored.
+    """
+
+    event: Event | Mapping[str, Any]
+    refused: str | None = None
+    """Why the rules refused this reading (it is kept for the record), or None: it applied."""
+    link_seq: int | None = None
+    """The reader's frame this row applies: the shoe link resumes after it."""
+
+
+def _encoded(path: Path, at: float, change: Change) -> tuple[float, str, str | None, int | None]:
+    """A change as the row :meth:`Journal._insert` writes, or :exc:`JournalError` ``cannot-encode``.
+
+    Everything SQLite would refuse half-way is refused here, before the file
+    is touched: text that is not UTF-8 (a lone surrogate), a number JSON has
+    no word for (NaN), a frame that is not a 64-bit whole number.
+    """
+    event, refused, seq = change
+    try:
+        text = _encoder.encode(event if isinstance(event, Mapping) else event_to_json(event))
+        text.encode()
+        if refused is not None:
+            refused.encode()
+        if seq is not None and (type(seq) is not int or seq not in _SEQ_RANGE):
+            raise ValueError(f"the link's frame {seq!r} is not a whole number")
+    except (ValueError, TypeError) as exc:  # UnicodeEncodeError is a ValueError
+        kind = event.get("type") if isinstance(event, Mapping) else type(event).__name__
+        raise JournalError(
+            f"{path}: cannot journal this {kind!r} ({exc}): the event is not journalled, "
+            "and the journal is unchanged",
+            "cannot-encode",
+        ) from exc
+    return at, text, refused, seq
 
 
 class Entry(NamedTuple):
@@ -100,55 +138,55 @@ class Journal:
         """False for a reader of a schema-1 journal, whose rows have no hashes yet."""
         self._since_checkpoint = 0
         self._lock = lock
+        self._checked_after: int | None = None
+        """The row after which the open checked the chain already: a replay need not again."""
 
     @classmethod
-    def open(cls, path: str | os.PathLike[str], *, readonly: bool = False) -> Journal:
+    def open(
+        cls,
+        path: str | os.PathLike[str],
+        *,
+        readonly: bool = False,
+        replay: Callable[[Journal], None] | None = None,
+    ) -> Journal:
         """Opens (or, for the writer, creates) the journal at ``path`` after checking it is sound.
 
         Read-only opens are for ``faro-pi export`` while the daemon runs: they
-        create nothing and see every committed event.
+        create nothing and see every committed event. ``replay`` is a start's:
+        the open checks what a start checks (the chain from the writer's mark
+        too), then calls it with the journal read-only, before anything is
+        written; what it raises refuses the open, and the file is left byte for
+        byte as it was. It is not called for a new journal.
         """
         path = Path(path)
-        db, lock, fresh, version = open_file(path, readonly)
+        hook = None
+        if replay is not None:
+
+            def hook(db: sqlite3.Connection, version: int, checked: int | None) -> None:
+                reader = cls(db, path, True, created=False, chained=version >= 2)
+                reader._checked_after = checked
+                replay(reader)
+
+        db, lock, fresh, version = open_file(path, readonly, hook)
         return cls(db, path, readonly, created=fresh, lock=lock, chained=version >= 2)
 
-    def append(
-        self,
-        event: dict[str, Any] | Event,
-        refused: str | None = None,
-        link_seq: int | None = None,
-        *,
-        at: float | None = None,
-    ) -> int:
-        """Journals ``event`` and returns its id once it is durably committed.
+    def append(self, changes: Sequence[Change], *, at: float | None = None) -> int:
+        """Journals ``changes`` in order, in one transaction; returns the last id once committed.
 
-        ``link_seq``, when given, becomes the shoe link's resume point in the
-        same row, so the frame and its event are both on disk or neither.
+        A crash leaves all the rows or none. A reading comes with what it
+        brings (the alarm of frames that never arrived, the alarm of a card
+        the rules refused, the clearing of a no-read), so a dealt card is
+        never on disk without the alarms that tell the table, nor they twice.
+        A change's ``link_seq`` becomes the shoe link's resume point in the
+        very row of its event, so the frame and its event are both on disk or
+        neither. Every change is encoded before the file is touched: one that
+        cannot be (:exc:`JournalError` ``cannot-encode``) leaves it as it was.
         """
-        text = _encoder.encode(event if isinstance(event, dict) else event_to_json(event))
-        row = (time.time() if at is None else at, text, refused, link_seq)
-        self._since_checkpoint += 1
+        now = time.time() if at is None else at
+        lines = [_encoded(self.path, now, change) for change in changes]
+        self._since_checkpoint += len(lines)
         if self._since_checkpoint > CHECKPOINT_AFTER:
             self.checkpoint()
-        try:
-            # One row, one statement, one page: the frame rides in its event's row.
-            return self._insert([row])
-        except sqlite3.Error as exc:
-            raise JournalError(
-                f"{self.path}: cannot append, the event is not journalled: {exc}", "cannot-write"
-            ) from exc
-
-    def append_all(self, rows: list[tuple[Event, str | None, int | None]]) -> int:
-        """Journals several events at once: (event, refused, link_seq) each, in order.
-
-        One transaction: a crash leaves all the rows or none. A reading comes
-        with what it brings (the alarm of frames that never arrived, the
-        alarm of a card the rules refused), so a dealt card is never on disk
-        without the alarms that tell the table, nor they twice.
-        """
-        now = time.time()
-        lines = [(now, _encoder.encode(event_to_json(e)), why, seq) for e, why, seq in rows]
-        self._since_checkpoint += len(lines)
         try:
             with self._db:
                 self._db.execute("BEGIN")
@@ -168,8 +206,6 @@ class Journal:
             raise sqlite3.OperationalError("the journal is open readonly")
         last = Mark(*(self._db.execute(_LAST).fetchone() or START))
         for at, text, refused, seq in rows:
-            if seq is not None and (type(seq) is not int or seq not in _SEQ_RANGE):
-                raise sqlite3.IntegrityError(f"the link's frame {seq!r} is not a whole number")
             at, id = float(at), last.id + 1
             data, why = text.encode(), None if refused is None else refused.encode()
             last = Mark(id, seal(last.hash, id, at, data, why, seq))
@@ -252,6 +288,20 @@ class Journal:
         for rowid, at, text, refused in self._stream(_ROWS, after):
             yield self._entry(rowid, at, text, refused)
 
+    def replayed(self, after: int = 0) -> Iterator[Entry]:
+        """The entries after ``after`` as a start replays them: each row checked first against
+        the chain from row ``after``; a break is refused as the writer's open refuses one."""
+        if not self.chained:  # schema 1: nothing to check yet
+            yield from self.rows(after)
+            return
+        found = self._read("SELECT hash FROM events WHERE id = ?", (after,)).fetchone()
+        chain = Chain(START if after == 0 else Mark(after, found and found[0]))
+        checked = self._checked_after
+        for row in self.stored(after):
+            if (checked is None or row.id <= checked) and not chain.follow(row):
+                raise chain_broken(self.path, chain.broken)
+            yield self.entry(row)
+
     def stored(self, after: int = 0) -> Iterator[Stored]:
         """The rows with ids above ``after`` as they lie in the file, for checking the chain."""
         sql = STORED.format(hash="hash" if self.chained else "NULL")
@@ -262,7 +312,7 @@ class Journal:
         return self._entry(row.id, row.at, row.event, row.refused)
 
     def mark(self) -> Mark:
-        """The last row the writer checked the chain through, and its hash (see :mod:`.verify`)."""
+        """The last row the writer checked the chain through, and its hash (see :mod:`.chain`)."""
         try:
             return read_mark(self._db)
         except DAMAGE as exc:

@@ -6,19 +6,23 @@ alone takes the file's lock, writes the schema of a new journal and syncs the
 folders it creates, so a power cut keeps the path.
 
 The writer checks an existing file through a read-only connection first, the
-schema, the pages and the hash chain (:mod:`faro_pi.service.verify`), and only
-then opens it for writing: a journal it refuses is left exactly as it was.
+schema, the pages and the hash chain from its mark (:mod:`faro_pi.service.chain`),
+and a start replays it there too (:func:`faro_pi.service.restore.start`); only
+then is it opened for writing: a journal refused is left exactly as it was.
 """
 
 from __future__ import annotations
 
 import fcntl
+import logging
 import os
 import sqlite3
+from collections.abc import Callable
 from pathlib import Path
 from typing import NamedTuple
 
 from faro_pi.exc import JournalError
+from faro_pi.service.chain import Break, Mark, since_mark
 from faro_pi.service.journal_schema import (
     APPLICATION_ID,
     RESUME_POINTS,
@@ -29,7 +33,8 @@ from faro_pi.service.journal_schema import (
     cannot_upgrade,
     upgrade,
 )
-from faro_pi.service.verify import Mark, since_mark
+
+log = logging.getLogger("faro_pi")
 
 LOG_ROOM = 1 << 20
 """Bytes of write-ahead log made ready at each writer's open (see :func:`_make_room`)."""
@@ -52,29 +57,37 @@ class Opened(NamedTuple):
     """The schema its rows are in: 1 (no hash chain) only for a reader of an older journal."""
 
 
-def open_file(path: Path, readonly: bool) -> Opened:
+Replay = Callable[[sqlite3.Connection, int, int | None], None]
+"""Reads the checked journal as a start would: a read-only connection, its schema, and the row
+after which the chain is checked already (None: none is)."""
+
+
+def open_file(path: Path, readonly: bool, replay: Replay | None = None) -> Opened:
     """Checks the file at ``path`` and connects to it; the writer creates it if it is missing.
 
-    The writer checks an existing file read-only before it opens it to write:
-    it changes nothing in a journal it refuses.
+    The writer checks an existing file read-only before it opens it to write,
+    the chain from the writer's mark included, and then ``replay`` reads it,
+    still read-only: it changes nothing in a journal it refuses, or that
+    ``replay`` refuses. A reader given ``replay`` is checked as a start is.
     """
     exists = _check_file(path, readonly)
     if readonly:
         db = _connect(path, True)
         try:
             version = _verify(db, path)
+            if version == 0:
+                raise JournalError(f"{path}: holds no journal yet", "empty")
+            if replay is not None:
+                replay(db, version, _check_chain(db, path, version)[1])
         except BaseException:
             db.close()
             raise
-        if version == 0:
-            db.close()
-            raise JournalError(f"{path}: holds no journal yet", "empty")
         return Opened(db, None, False, version)
     db = None if exists else _connect(path, False)  # SQLite creates the file
     lock = None
     try:
         lock = _only_writer(path)
-        version, mark = _check_read_only(path) if exists else (0, None)
+        version, mark = _check_read_only(path, replay) if exists else (0, None)
         if db is None:
             db = _connect(path, False)
         _prepare(db, path, version, mark)
@@ -87,34 +100,51 @@ def open_file(path: Path, readonly: bool) -> Opened:
     return Opened(db, lock, version == 0, SCHEMA_VERSION)
 
 
-def _check_read_only(path: Path) -> tuple[int, Mark | None]:
+def _check_read_only(path: Path, replay: Replay | None) -> tuple[int, Mark | None]:
     """The schema of the journal at ``path`` and the end of its checked chain, read-only.
 
     Schema 0 is a new journal, schema 1 one to upgrade; a journal that can't be
-    read, or whose chain breaks, is refused.
+    read, whose chain breaks, or that ``replay`` refuses, is refused.
     """
     db = _connect(path, True)
     try:
         version = _verify(db, path)
-        try:
-            problem = cannot_upgrade(db) if version == 1 else None
-            chain = since_mark(db) if version == SCHEMA_VERSION else None
-        except DAMAGE as exc:
-            raise unreadable(path, exc) from exc
+        mark, checked_after = _check_chain(db, path, version)
+        if replay is not None and version:
+            replay(db, version, checked_after)
     finally:
         db.close()
+    return version, mark
+
+
+def _check_chain(
+    db: sqlite3.Connection, path: Path, version: int
+) -> tuple[Mark | None, int | None]:
+    """What the writer checks of the rows: from its mark to the end (schema 2), or that an older
+    journal can be chained as it stands (schema 1). Returns the end of the checked chain and
+    the row it was checked after (None, None for schema 1)."""
+    try:
+        problem = cannot_upgrade(db) if version == 1 else None
+        chain = since_mark(db) if version == SCHEMA_VERSION else None
+    except DAMAGE as exc:
+        raise unreadable(path, exc) from exc
     if problem is not None:
         raise broken(path, problem)
     if chain is None:
-        return version, None
+        return None, None
     if chain.broken is not None:
-        raise JournalError(
-            f"{path}: {chain.broken}; faro-pi will not add to this journal: export what verifies "
-            "(faro-pi export --verified), then move the file aside, keep it, and start a new "
-            "journal",
-            "corrupt",
-        )
-    return version, chain.last
+        raise chain_broken(path, chain.broken)
+    return chain.last, chain.start.id
+
+
+def chain_broken(path: Path, where: Break) -> JournalError:
+    """The one line for a journal whose chain breaks, naming the row and what to do."""
+    return JournalError(
+        f"{path}: {where}; faro-pi will not add to this journal: export what verifies "
+        "(faro-pi export --verified), then move the file aside, keep it, and start a new "
+        "journal",
+        "corrupt",
+    )
 
 
 def _check_file(path: Path, readonly: bool) -> bool:
@@ -273,7 +303,7 @@ def _quick_check(db: sqlite3.Connection, path: Path) -> None:
 
 def _prepare(db: sqlite3.Connection, path: Path, version: int, mark: Mark | None) -> None:
     """Sets the writer's durability, writes a new journal's schema or upgrades an older one,
-    and moves the mark to the end of the chain just checked (see :mod:`.verify`)."""
+    and moves the mark to the end of the chain just checked (see :mod:`.chain`)."""
     try:
         mode = db.execute("PRAGMA journal_mode = WAL").fetchone()[0]
         if mode != "wal":
@@ -286,7 +316,17 @@ def _prepare(db: sqlite3.Connection, path: Path, version: int, mark: Mark | None
             db.executescript(SCHEMA)
             _sync_folder(path.parent)
         elif version == 1:
+            rows = db.execute("SELECT count(*) FROM events").fetchone()[0]
+            log.warning(
+                "%s: upgrading a journal of schema 1 (%d rows, no hash chain) to schema %d: "
+                "every row is chained as it stands now; the chain vouches for the rows from "
+                "here on, not for what happened to them before",
+                path,
+                rows,
+                SCHEMA_VERSION,
+            )
             mark = upgrade(db)
+            log.warning("%s: upgraded: %d rows chained, the last is row %d", path, rows, mark.id)
         db.execute(RESUME_POINTS)
         db.execute(VERIFIED)
         if mark is not None:

@@ -1,7 +1,7 @@
 """The journal's tables, and the one upgrade an older journal gets from its writer.
 
 Schema 2 (this one) is schema 1 with the hash chain: a ``hash`` column on
-``events`` (see :mod:`faro_pi.service.verify` for what it covers) and the
+``events`` (see :mod:`faro_pi.service.chain` for what it covers) and the
 writer's mark in ``verified``. A schema-1 journal is read as it is; its
 writer upgrades it in place, once, by :func:`upgrade`.
 """
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import sqlite3
 
-from faro_pi.service.verify import START, STORED, Mark, Stored, seal
+from faro_pi.service.chain import START, STORED, Mark, Stored, seal
 
 SCHEMA_VERSION = 2
 """Kept in ``PRAGMA user_version``; a journal from a newer faro-pi is refused, not guessed at."""
@@ -68,8 +68,19 @@ def cannot_upgrade(db: sqlite3.Connection) -> str | None:
     """What keeps a schema-1 journal's rows from being chained as they stand, or None.
 
     Rows gone (the ids have a hole), or a time that is not a number: faro-pi
-    writes neither, so the file was changed, and its writer refuses it.
+    writes neither, so the file was changed, and its writer refuses it. So is
+    a file that bears traces of schema 2 (the mark's table, a ``hash``
+    column): a chained journal set back to schema 1, whose upgrade would
+    chain over whatever was changed in it.
     """
+    traces = ["its verified table"] if db.execute(_MARK_TABLE).fetchone() else []
+    if any(column == "hash" for _, column, *_ in db.execute("PRAGMA table_info(events)")):
+        traces.append("a hash column in its events")
+    if traces:
+        return (
+            f"says it is of schema 1 but bears the traces of schema 2 ({', '.join(traces)}): "
+            "a chained journal was set back, and faro-pi will not chain over what was changed"
+        )
     rows, last, odd = db.execute(
         "SELECT count(*), coalesce(max(id), 0), count(*) FILTER (WHERE typeof(at) != 'real') "
         "FROM events"
@@ -79,6 +90,9 @@ def cannot_upgrade(db: sqlite3.Connection) -> str | None:
     if odd:
         return f"has {odd} rows whose time is not a number"
     return None
+
+
+_MARK_TABLE = "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'verified'"
 
 
 def upgrade(db: sqlite3.Connection) -> Mark:

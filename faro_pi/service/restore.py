@@ -1,8 +1,16 @@
-"""Restoring the table at start: the latest resume point, then the journal's rows after it."""
+"""Restoring the table at start: the latest resume point, then the journal's rows after it.
+
+A start (:func:`start`) checks the file, the chain from the writer's mark and
+every row it replays, and replays them, all read-only, before it opens the
+journal for writing: a journal it refuses is left byte for byte as it was.
+``faro-pi doctor`` checks the same with :func:`check`.
+"""
 
 from __future__ import annotations
 
 import logging
+import os
+from typing import NamedTuple
 
 from faro_pi.exc import JournalError, Refused
 from faro_pi.game import resume
@@ -16,8 +24,42 @@ REPLAY_BEFORE_RESUME = 2000
 """Rows a start may replay before it keeps a resume point of its own."""
 
 
+class Replayed(NamedTuple):
+    table: Table
+    after: int
+    """The row of the resume point the replay started from (0: from row 1)."""
+    last: int
+    """The last row replayed."""
+
+
+def start(path: str | os.PathLike[str]) -> tuple[Journal, Table]:
+    """The journal opened for writing, and the table it leads to: checked and replayed first."""
+    journal, replayed = _opened(path, readonly=False)
+    _keep_if_long(journal, replayed)
+    return journal, replayed.table
+
+
+def check(path: str | os.PathLike[str]) -> tuple[Journal, Table]:
+    """The journal open read-only and its table, checked as a start checks them (``doctor``)."""
+    journal, replayed = _opened(path, readonly=True)
+    return journal, replayed.table
+
+
+def _opened(path: str | os.PathLike[str], readonly: bool) -> tuple[Journal, Replayed]:
+    found = [Replayed(Table(), 0, 0)]  # a new journal is not replayed
+    journal = Journal.open(path, readonly=readonly, replay=lambda r: found.append(_replay(r)))
+    return journal, found[-1]
+
+
 def restore(journal: Journal) -> Table:
     """The table the journal leads to: the latest resume point, then the rows after it."""
+    replayed = _replay(journal)
+    _keep_if_long(journal, replayed)
+    return replayed.table
+
+
+def _replay(journal: Journal) -> Replayed:
+    """Replays the rows after the latest resume point that loads, each checked against the chain."""
     table, after = Table(), 0
     for row, data in journal.resume_points():
         kept = resume.load(data)
@@ -28,7 +70,7 @@ def restore(journal: Journal) -> Table:
             "%s: the resume point after row %d is unreadable; an older one", journal.path, row
         )
     last = after
-    for entry in journal.rows(after=after):
+    for entry in journal.replayed(after=after):
         last = entry.id
         if entry.refused is not None:
             continue  # a reading the rules refused, kept for the record only
@@ -40,9 +82,12 @@ def restore(journal: Journal) -> Table:
                 "the journal was changed outside faro-pi",
                 "diverged",
             ) from exc
-    if last - after > REPLAY_BEFORE_RESUME and not journal.readonly:
-        keep_resume_point(journal, table, last)
-    return table
+    return Replayed(table, after, last)
+
+
+def _keep_if_long(journal: Journal, replayed: Replayed) -> None:
+    if replayed.last - replayed.after > REPLAY_BEFORE_RESUME and not journal.readonly:
+        keep_resume_point(journal, replayed.table, replayed.last)
 
 
 def keep_resume_point(journal: Journal, table: Table, after: int) -> None:

@@ -25,7 +25,7 @@ from pathlib import Path
 from faro_pi.game.cards import DECK
 from faro_pi.game.codec import event_to_json
 from faro_pi.game.demo import play
-from faro_pi.service.journal import Journal
+from faro_pi.service.journal import Change, Journal
 from faro_pi.shoe.fsp1 import CardFrame, FrameParser, Hello
 from tests.benchmarks.figures import percentile, report
 from tests.conftest import write_config
@@ -239,7 +239,7 @@ def main() -> None:
             for i, event in enumerate(events):
                 if i == 10_000:
                     break
-                journal.append(event_to_json(event))
+                journal.append([Change(event_to_json(event))])
         restarts = []
         for _ in range(5):
             child = Child(big)

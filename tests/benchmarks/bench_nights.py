@@ -25,8 +25,8 @@ from faro_pi.game.codec import event_to_json
 from faro_pi.game.demo import play
 from faro_pi.game.events import CLOSE, SHUFFLE, Close, Shuffle
 from faro_pi.game.rules import Table
+from faro_pi.service.chain import GENESIS, seal
 from faro_pi.service.journal import Journal
-from faro_pi.service.verify import GENESIS, seal
 from tests.benchmarks.bench_daemon import Child
 from tests.benchmarks.figures import report
 from tests.conftest import write_config
