@@ -187,7 +187,7 @@ def test_a_row_goes_out_in_the_issues_shape_and_comes_back_byte_for_byte():
     assert list(json.loads(message)) == ["seq", "pack", "event", "refused"]
     row = decode_row(message)
     assert (row.seq, row.pack, row.refused) == (7, 2, None)
-    assert bytes(row.event) == b'{"card":"KD","source":"reader","type":"card"}'
+    assert row.event == b'{"card":"KD","source":"reader","type":"card"}'
     for bad in (b"{}", b"[1]", b'{"seq":0,"pack":1,"event":{}}', b'{"seq":1,"pack":1,"event":[]}'):
         with pytest.raises(ValueError):
             decode_row(bad)
@@ -426,6 +426,54 @@ def test_a_floor_that_comes_late_asks_for_the_rows_it_never_saw(tmp_path, broker
             assert view.copy.head == head and view.table.balances == balances
             assert view.online is True and view.since is not None  # as last heard
             await until(lambda: view.online is False)  # the table's will, kept by the broker
+
+    asyncio.run(scenario())
+
+
+def test_a_hostile_table_cannot_take_the_floor_down_nor_put_junk_in_its_copy(
+    tmp_path, broker, caplog
+):
+    """Rows nested 5,000 deep, rows that are not events, a row past any journal, a deep
+    retained state: each is logged once and dropped, the floor runs on (and starts again),
+    and the table's real rows are copied and exported as before."""
+    caplog.set_level(logging.INFO, logger="faro_pi")
+    deep = b"[" * 5000 + b"]" * 5000
+    t1 = topics("faro", "t1")
+
+    async def scenario():
+        async with aiomqtt.Client(
+            "127.0.0.1", broker.port, username="t1", password=password("t1")
+        ) as hostile:
+            await hostile.publish(t1.state, b'{"version":3,"x":' + deep + b"}", qos=1, retain=True)
+        async with floor_running(tmp_path / "floor", broker) as (boss, _, _):
+            async with aiomqtt.Client(
+                "127.0.0.1", broker.port, username="t1", password=password("t1")
+            ) as hostile:
+                for payload in (
+                    b'{"seq":1,"pack":1,"event":' + deep + b"}",
+                    b'{"seq":1,"pack":1,"event":{"type":"lock","x":' + deep + b"}}",
+                    b'{"seq":1,"pack":1,"event":{"x":1}}',
+                    b'{"seq":1,"pack":1,"event":{"x":1}}',
+                    b'{"seq":100000000000000000000,"pack":1,"event":{"type":"lock"}}',
+                    b'{"seq":1,"pack":1,"event":{"type":"lock"},"refused":"' + b"x" * 70000 + b'"}',
+                ):
+                    await hostile.publish(t1.journal, payload, qos=1)
+                await hostile.publish(t1.status, b"offline", qos=1, retain=True)
+            await until(lambda: "t1" in boss.views and boss.views["t1"].online is False)
+            assert boss.views["t1"].copy.head == 0
+            assert boss.gaps["t1"].known == 0
+        async with (
+            floor_running(tmp_path / "floor", broker) as (boss, _, _),
+            table_publishing(tmp_path / "t1", broker.url, "t1") as (daemon, _),
+        ):
+            deal(daemon)
+            await until(lambda: copied(boss, daemon))
+        assert "".join(export_lines(tmp_path / "floor" / "store", "t1")) == journal_export(
+            tmp_path / "t1" / "journal.sqlite3"
+        )
+        ignored = [r.getMessage() for r in caplog.records if "ignored a message" in r.getMessage()]
+        assert len([line for line in ignored if "on journal" in line]) == 1, ignored
+        assert len([line for line in ignored if "on state" in line]) == 2, ignored  # two starts
 
     asyncio.run(scenario())
 

@@ -20,7 +20,7 @@ from faro_pi.floor.store import Copy
 from faro_pi.game import resume
 from faro_pi.game.cards import parse_card
 from faro_pi.game.codec import decode_event
-from faro_pi.game.events import CardDrawn, Close, Shuffle, Void
+from faro_pi.game.events import CardDrawn, Close, Event, Shuffle, Void
 from faro_pi.game.integrity import report
 from faro_pi.game.rules import Table
 
@@ -59,17 +59,19 @@ class TableView:
             self._apply(seq, event, refused)
 
     def apply(self, rows) -> None:
-        """Runs newly kept rows (:class:`~faro_pi.floor.wire.Row`) through the engine."""
+        """Runs newly kept rows (:class:`~faro_pi.floor.wire.Row`, their events decoded as they
+        arrived) through the engine."""
         for row in rows:
-            self._apply(row.seq, bytes(row.event), row.refused)
+            self._apply(row.seq, row.decoded, row.refused)
         self.changes += 1
 
-    def _apply(self, seq: int, event_json: bytes, refused: str | None) -> None:
+    def _apply(self, seq: int, event: Event | bytes, refused: str | None) -> None:
         self.applied = seq
         if refused is not None or self.diverged is not None:
             return
         try:
-            event = decode_event(event_json)
+            if isinstance(event, bytes):  # a row of the copy, read back at the floor's start
+                event = decode_event(event)
             self.table.apply(event)
         except (Refused, ValueError) as exc:
             self.diverged = f"row {seq}: {exc}"

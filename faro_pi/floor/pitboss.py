@@ -24,7 +24,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import aiomqtt
-import msgspec
 
 from faro_pi.floor.broker import Backoff, Outage
 from faro_pi.floor.config import FloorSettings
@@ -35,6 +34,7 @@ from faro_pi.floor.wire import (
     ONLINE,
     Row,
     decode_row,
+    decode_state,
     encode_resend,
     subscriptions,
     table_topic,
@@ -51,13 +51,6 @@ AUDIT_EVERY = 1.0
 
 BATCH = 2000
 """Messages taken in one go at most, so the page is told at least that often."""
-
-
-class _Version(msgspec.Struct):
-    version: int = 0
-
-
-_decode_version = msgspec.json.Decoder(_Version).decode
 
 
 @dataclass
@@ -163,14 +156,11 @@ class PitBoss:
                 continue
             name, kind = where
             heard.add(name)
-            payload = message.payload if isinstance(message.payload, bytes) else b""
-            if kind == "journal":
-                self._row(name, payload, rows)
-            elif kind == "status":
-                self._status(name, payload, wall)
-                changed.add(name)
-            elif kind == "state":
-                self._state(name, payload)
+            try:
+                if self._message(name, kind, message, rows, wall):
+                    changed.add(name)
+            except Exception as exc:  # a table's message must never stop the floor
+                self._bad(name, kind, exc)
         changed |= self._keep(rows, now, wall)
         for name in heard:
             if name in self.views:
@@ -178,6 +168,20 @@ class PitBoss:
         if changed:
             for watcher in list(self.watchers):
                 watcher(changed)
+
+    def _message(
+        self, name: str, kind: str, message: aiomqtt.Message, rows: dict[str, list[Row]], wall
+    ) -> bool:
+        """One message of a table's; True when the page must hear of it at once."""
+        payload = message.payload if isinstance(message.payload, bytes) else b""
+        if kind == "journal":
+            self._row(name, payload, rows)
+        elif kind == "status":
+            self._status(name, payload, wall)
+            return True
+        elif kind == "state":
+            self._state(name, payload)
+        return False
 
     def _row(self, name: str, payload: bytes, rows: dict[str, list[Row]]) -> None:
         try:
@@ -209,8 +213,8 @@ class PitBoss:
 
     def _state(self, name: str, payload: bytes) -> None:
         try:
-            version = _decode_version(payload).version
-        except msgspec.DecodeError as exc:
+            version = decode_state(payload).version
+        except ValueError as exc:
             self._bad(name, "state", exc)
             return
         self.view(name)

@@ -113,7 +113,7 @@ class Copy:
                 self._check_again(row, taken)
         if taken:
             when = time.time() if at is None else at
-            records = [(r.seq, r.pack, bytes(r.event).decode(), r.refused, when) for r in taken]
+            records = [(r.seq, r.pack, r.event.decode(), r.refused, when) for r in taken]
             try:
                 with self._db:
                     self._db.execute("BEGIN")
@@ -129,7 +129,7 @@ class Copy:
             return
         kept = self._db.execute("SELECT event, refused FROM rows WHERE seq = ?", (row.seq,))
         event, refused = kept.fetchone()
-        if event.encode() != bytes(row.event) or refused != row.refused:
+        if event.encode() != row.event or refused != row.refused:
             self._differs_told = True
             log.warning(
                 "floor: %s: row %d came again and differs from the copy (a new journal at "

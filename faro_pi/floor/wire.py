@@ -14,6 +14,12 @@ Each table has four topics under ``PREFIX/TABLE/``:
 - ``resend``: ``{"from": SEQ}`` from the floor, when it has missed rows.
 
 Pure functions of bytes: the publisher, the floor and the tests all read them alike.
+Whatever a table sends is checked here before the floor keeps any of it (a
+table is trusted with its own record, never with the floor): a row is at most
+:data:`ROW_MOST` bytes with at most :data:`NESTING_MOST` objects and lists, its
+``seq`` a sane row number, its event one of the vocabulary's; a state is at
+most :data:`STATE_MOST` bytes. Anything else is a :exc:`ValueError` naming what
+is wrong, which the floor logs and drops.
 """
 
 from __future__ import annotations
@@ -23,10 +29,27 @@ from typing import Annotated, Any, NamedTuple
 import msgspec
 
 from faro_pi.config import TABLE_NAME
+from faro_pi.exc import Refused
+from faro_pi.game.codec import decode_event
+from faro_pi.game.events import Event
 
 ONLINE, OFFLINE = b"online", b"offline"
 
+ROW_MOST = 64 * 1024
+"""Bytes in a row's message at most: a session with every house rule is under 2 KiB."""
+
+NESTING_MOST = 64
+"""Objects and lists in a row's message at most (so no row nests deeper): an event has a few."""
+
+STATE_MOST = 4 * 1024 * 1024
+"""Bytes in a state's message at most: a table's snapshot, even with thousands of bets."""
+
+MOST_ROWS = 10**9
+"""The highest row number a table may name: a row a second for thirty years. A larger one
+is no journal's, and would have the floor asking for rows that never come."""
+
 Positive = Annotated[int, msgspec.Meta(ge=1)]
+RowNumber = Annotated[int, msgspec.Meta(ge=1, le=MOST_ROWS)]
 
 
 class Topics(NamedTuple):
@@ -58,11 +81,20 @@ def table_topic(prefix: str, topic: str) -> tuple[str, str] | None:
     return parts[1], parts[2]
 
 
-class Row(msgspec.Struct, frozen=True):
-    """One journal row as the floor receives it: the event is kept as its own bytes."""
+class Row(NamedTuple):
+    """One journal row as the floor receives it: the event kept as its own bytes, and the
+    event those bytes are (the copy keeps the bytes, the engine runs the event)."""
 
-    seq: Positive
-    pack: Positive
+    seq: int
+    pack: int
+    event: bytes
+    refused: str | None
+    decoded: Event
+
+
+class _Received(msgspec.Struct, frozen=True):
+    seq: RowNumber
+    pack: RowNumber
     event: msgspec.Raw
     refused: str | None = None
 
@@ -77,7 +109,16 @@ class _Sent(msgspec.Struct):
 
 
 _encode = msgspec.json.Encoder().encode
-_decode_row = msgspec.json.Decoder(Row).decode
+_decode_row = msgspec.json.Decoder(_Received).decode
+
+
+class State(msgspec.Struct):
+    """What the floor reads of a table's state (the rest is the console's)."""
+
+    version: Annotated[int, msgspec.Meta(ge=0, le=MOST_ROWS)] = 0
+
+
+_decode_state = msgspec.json.Decoder(State).decode
 
 
 class _Resend(msgspec.Struct):
@@ -95,13 +136,30 @@ def encode_row(seq: int, pack: int, event: dict[str, Any], refused: str | None) 
 
 def decode_row(payload: bytes) -> Row:
     """The row in a message; ValueError names what is wrong with one that is not a row."""
+    if len(payload) > ROW_MOST:
+        raise ValueError(f"not a journal row: {len(payload)} bytes, more than {ROW_MOST}")
+    if payload.count(b"{") + payload.count(b"[") > NESTING_MOST:
+        raise ValueError(f"not a journal row: more than {NESTING_MOST} objects and lists")
     try:
         row = _decode_row(payload)
-    except msgspec.DecodeError as exc:
+    except (msgspec.DecodeError, RecursionError) as exc:
         raise ValueError(f"not a journal row: {exc}") from None
-    if not bytes(row.event).startswith(b"{"):
-        raise ValueError("not a journal row: its event is not a JSON object")
-    return row
+    event = bytes(row.event)
+    try:
+        decoded = decode_event(event)
+    except (Refused, ValueError) as exc:
+        raise ValueError(f"row {row.seq} is not an event: {exc}") from None
+    return Row(row.seq, row.pack, event, row.refused, decoded)
+
+
+def decode_state(payload: bytes) -> State:
+    """What the floor reads of a state; ValueError for one that is too big or not a state."""
+    if len(payload) > STATE_MOST:
+        raise ValueError(f"not a state: {len(payload)} bytes, more than {STATE_MOST}")
+    try:
+        return _decode_state(payload)
+    except (msgspec.DecodeError, RecursionError) as exc:
+        raise ValueError(f"not a state: {exc}") from None
 
 
 def encode_resend(seq: int) -> bytes:
