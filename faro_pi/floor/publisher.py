@@ -244,7 +244,7 @@ class Publisher:
         return seq - 1
 
     async def _acknowledged(self, mark: Mark, task: asyncio.Task) -> None:
-        await task
+        await _unless_cancelled(task)
         if mark.seq != self.acked.seq + 1:
             return  # a row sent again, or one the cursor had already passed
         self.acked = mark
@@ -272,8 +272,22 @@ class Publisher:
             self.stated = self.sent_to
             state = snapshot.state(self.daemon.table, self.stated)
             payload = json.dumps(state, separators=(",", ":"), ensure_ascii=False).encode()
-            await client.publish(self.topics.state, payload, qos=1, retain=True, timeout=ACK_WITHIN)
+            publish = client.publish(
+                self.topics.state, payload, qos=1, retain=True, timeout=ACK_WITHIN
+            )
+            await _unless_cancelled(asyncio.ensure_future(publish))
             await asyncio.sleep(STATE_EVERY)
+
+
+async def _unless_cancelled(publish: asyncio.Future) -> None:
+    """Awaits a publish, shielded: on Python 3.11, aiomqtt's ``wait_for`` may swallow a
+    cancellation that arrives as the broker's acknowledgement does, and a task awaiting the
+    publish itself would never hear it was cancelled (a stop would hang on it)."""
+    try:
+        await asyncio.shield(publish)
+    except asyncio.CancelledError:
+        publish.cancel()
+        raise
 
 
 def _leaf(exc: BaseException) -> BaseException:
