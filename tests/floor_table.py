@@ -4,17 +4,40 @@ with the floor's publisher, so a test can kill it with SIGKILL and start it agai
 ``python -m tests.floor_table CONFIG`` runs :func:`faro_pi.table.serve` and starts
 the publisher once the daemon is ready (when ``serve`` starts it itself for a ``[floor]``
 config, :meth:`Publisher.start` hands back that one).
+
+:func:`row_messages` makes a journal's rows as the publisher sends them, without a journal,
+for tests and the benchmark that play a table on the wire.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import sys
+from collections.abc import Iterable
 
 from faro_pi.config import load_config
 from faro_pi.floor.publisher import Publisher
+from faro_pi.floor.wire import encode_row
+from faro_pi.game.codec import event_to_json
+from faro_pi.game.events import Event, Shuffle
+from faro_pi.service.chain import GENESIS, Stored, seal
 from faro_pi.table import serve
+
+
+def row_messages(events: Iterable[Event], at: float = 1_764_000_000.0) -> list[bytes]:
+    """The messages of a journal holding ``events`` from row 1, each row sealed to the one
+    before it as the journal seals it, one second apart from ``at``."""
+    messages, pack, last = [], 1, GENESIS
+    for seq, event in enumerate(events, start=1):
+        text = json.dumps(event_to_json(event), sort_keys=True, separators=(",", ":")).encode()
+        when = at + seq
+        last = seal(last, seq, when, text, None, None)
+        if isinstance(event, Shuffle):
+            pack += 1
+        messages.append(encode_row(Stored(seq, when, text, None, None, last), pack))
+    return messages
 
 
 async def run(path: str) -> int:

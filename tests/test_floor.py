@@ -16,6 +16,7 @@ import random
 import re
 import shutil
 import signal
+import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -39,11 +40,13 @@ from faro_pi.floor.wire import decode_row, encode_row, table_topic, topics
 from faro_pi.game.cards import DECK
 from faro_pi.game.codec import event_to_json
 from faro_pi.game.demo import play
-from faro_pi.game.events import SHUFFLE, Alarm, CardDrawn, Session
+from faro_pi.game.events import SHUFFLE, Alarm, CardDrawn, Lock, Session
 from faro_pi.service import export as table_export
+from faro_pi.service.chain import GENESIS, Stored, seal
 from faro_pi.service.journal import Change, Journal
 from tests.broker import FLOOR_USER, Mosquitto, free_port
 from tests.conftest import running_table, write_config
+from tests.floor_table import row_messages
 
 FLOOR_PASSWORD = "the-floor-watches"
 SEATS = ("Ann", "Bob", "Cy")
@@ -180,15 +183,32 @@ def test_the_floors_own_config_is_checked_once(tmp_path):
 # -- the wire, the copy, the outbox ------------------------------------------------------
 
 
-def test_a_row_goes_out_in_the_issues_shape_and_comes_back_byte_for_byte():
-    event = {"card": "KD", "source": "reader", "type": "card"}
-    message = encode_row(7, 2, event, None)
-    assert json.loads(message) == {"seq": 7, "pack": 2, "event": event, "refused": None}
-    assert list(json.loads(message)) == ["seq", "pack", "event", "refused"]
+def test_a_row_goes_out_with_its_hash_and_comes_back_byte_for_byte():
+    text = b'{"card":"KD","source":"reader","type":"card"}'
+    sealed = seal(GENESIS, 7, 1.5, text, b"no", 17)
+    message = encode_row(Stored(7, 1.5, text, b"no", 17, sealed), 2)
+    assert json.loads(message) == {
+        "seq": 7,
+        "pack": 2,
+        "event": json.loads(text),
+        "refused": "no",
+        "at": 1.5,
+        "frame": 17,
+        "hash": sealed.hex(),
+    }
     row = decode_row(message)
-    assert (row.seq, row.pack, row.refused) == (7, 2, None)
-    assert row.event == b'{"card":"KD","source":"reader","type":"card"}'
-    for bad in (b"{}", b"[1]", b'{"seq":0,"pack":1,"event":{}}', b'{"seq":1,"pack":1,"event":[]}'):
+    assert (row.seq, row.pack, row.refused, row.hash) == (7, 2, "no", sealed)
+    assert row.event == text
+    assert row.follows(GENESIS) and not row.follows(sealed)
+    good = json.loads(message)
+    for bad in (
+        b"{}",
+        b"[1]",
+        json.dumps({**good, "seq": 0}).encode(),
+        json.dumps({**good, "event": []}).encode(),
+        json.dumps({**good, "hash": "00"}).encode(),
+        json.dumps({k: v for k, v in good.items() if k != "hash"}).encode(),
+    ):
         with pytest.raises(ValueError):
             decode_row(bad)
     assert table_topic("faro", "faro/t-1/journal") == ("t-1", "journal")
@@ -198,11 +218,11 @@ def test_a_row_goes_out_in_the_issues_shape_and_comes_back_byte_for_byte():
 
 def test_a_copy_takes_only_the_next_row_and_each_row_once(tmp_path):
     copy = Copy(tmp_path / "t1.sqlite3")
-    rows = [decode_row(encode_row(n, 1, {"type": "lock"}, None)) for n in range(1, 6)]
-    assert [r.seq for r in copy.add([rows[0], rows[2]])] == [1]
-    assert [r.seq for r in copy.add([rows[2], rows[1], rows[1], rows[0]])] == [2, 3]
+    rows = [decode_row(m) for m in row_messages([Lock()] * 5)]
+    assert [r.seq for r in copy.add([rows[0], rows[2]]).taken] == [1]
+    assert [r.seq for r in copy.add([rows[2], rows[1], rows[1], rows[0]]).taken] == [2, 3]
     assert copy.head == 3
-    assert [r.seq for r in copy.add(rows)] == [4, 5]
+    assert [r.seq for r in copy.add(rows).taken] == [4, 5]
     copy.close()
     assert Copy(tmp_path / "t1.sqlite3").head == 5
 
@@ -333,7 +353,7 @@ def test_a_table_cannot_publish_as_another(tmp_path, broker):
             async with aiomqtt.Client(
                 "127.0.0.1", broker.port, username="t1", password=password("t1")
             ) as impostor:
-                forged = encode_row(1, 1, {"type": "shuffle"}, None)
+                (forged,) = row_messages([SHUFFLE])
                 await impostor.publish(topics("faro", "t2").journal, forged, qos=1)
                 await impostor.publish(topics("faro", "t2").status, b"online", qos=1, retain=True)
                 await impostor.publish(topics("faro", "t1").status, b"online", qos=1, retain=True)
@@ -426,6 +446,52 @@ def test_a_floor_that_comes_late_asks_for_the_rows_it_never_saw(tmp_path, broker
             assert view.copy.head == head and view.table.balances == balances
             assert view.online is True and view.since is not None  # as last heard
             await until(lambda: view.online is False)  # the table's will, kept by the broker
+
+    asyncio.run(scenario())
+
+
+def stopped_table(folder: Path) -> None:
+    """Takes the stopped daemon's WAL into its journal, so the file can be changed whole."""
+    with contextlib.closing(sqlite3.connect(folder / "journal.sqlite3")) as db:
+        db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+
+
+def test_another_journal_copied_over_a_tables_is_an_alarm_not_a_splice(tmp_path, broker, caplog):
+    """A longer journal of another table's is copied over t1's while its cursor is still
+    valid, and the broker keeps an old state of t1's that names rows no journal has: the
+    floor takes none of the foreign rows, says so on its page, and stops asking."""
+    caplog.set_level(logging.INFO, logger="faro_pi")
+    folder = tmp_path / "t1"
+    foreign = tmp_path / "t2.sqlite3"
+    length = demo_journal(foreign, seed=9)
+    old_state = b'{"version":506,"head":{"seq":506,"hash":null}}'
+
+    async def scenario():
+        async with floor_running(tmp_path / "floor", broker) as (boss, page, _):
+            async with table_publishing(folder, broker.url, "t1") as (daemon, publisher):
+                daemon.enter(Session(SEATS, "Cy"))
+                for card in DECK[:10]:
+                    daemon.enter(CardDrawn(card))
+                await until(lambda: copied(boss, daemon) and publisher.acked.seq == 11)
+            stopped_table(folder)
+            ours = journal_export(folder / "journal.sqlite3")
+            shutil.copyfile(foreign, folder / "journal.sqlite3")
+            async with aiomqtt.Client(
+                "127.0.0.1", broker.port, username="t1", password=password("t1")
+            ) as old:
+                await old.publish(topics("faro", "t1").state, old_state, qos=1, retain=True)
+            async with table_publishing(folder, broker.url, "t1") as (daemon, publisher):
+                view = boss.views["t1"]
+                await until(lambda: "breaks" in view.witness)
+                await until(lambda: boss.gaps["t1"].known == length)
+                assert view.copy.head == 11
+                assert "row 12 from the table does not continue" in view.witness["breaks"]
+                line = page.pit()["tables"][0]
+                assert {"kind": "floor", "text": view.witness["breaks"]} in line["alarms"]
+                assert page.pit()["alarms"] == 1
+        assert "".join(export_lines(tmp_path / "floor" / "store", "t1")) == ours
+        asked = [r.getMessage() for r in caplog.records if "are missing; asking" in r.getMessage()]
+        assert len([line for line in asked if "506" in line]) <= 1, asked
 
     asyncio.run(scenario())
 
@@ -815,16 +881,13 @@ def test_the_floor_reports_each_complete_packs_integrity_and_keeps_it(tmp_path):
     fair = list(DECK)
     random.Random(3).shuffle(fair)
     events = [Session(("Ann", "Bob"), "Bob"), *map(CardDrawn, DECK), SHUFFLE, *map(CardDrawn, fair)]
-    rows = [
-        decode_row(encode_row(seq, 1, event_to_json(event), None))
-        for seq, event in enumerate(events, start=1)
-    ]
+    rows = [decode_row(message) for message in row_messages(events)]
     copy = Copy(copy_path(tmp_path, "t1"))
     view = TableView("t1", copy)
-    view.apply(copy.add(rows[:60]))
+    view.apply(copy.add(rows[:60]).taken)
     assert view.integrity[1] and "straight of 13" in view.integrity[1][0]  # stacked in order
     assert 2 not in view.integrity
-    view.apply(copy.add(rows[60:]))
+    view.apply(copy.add(rows[60:]).taken)
     assert view.integrity[2] == ()  # a fair shuffle, and nothing of pack 1's order kept
     line = view.summary("http://t1.local:8077/")
     assert [(p["pack"], bool(p["integrity"])) for p in line["packs"]] == [(1, True), (2, False)]

@@ -72,15 +72,14 @@ class Outbox:
     def _read(self, after: int, limit: int) -> list[tuple[Mark, bytes]]:
         pack = self._pack_after(after)
         out = []
-        with contextlib.closing(self.journal.rows(after=after)) as rows:
-            for entry in rows:
-                if is_shuffle(entry):
-                    pack += 1
-                    if entry.id > self.read_to:
-                        self.shuffles.append(entry.id)
-                self.read_to = max(self.read_to, entry.id)
-                message = encode_row(entry.id, pack, entry.event, entry.refused)
-                out.append((Mark(entry.id, pack), message))
-                if len(out) == limit:
-                    break
+        # The rows are read as they are iterated; the reading ends when the loop does.
+        for row in self.journal.stored(after=after):
+            if is_shuffle(self.journal.entry(row)):
+                pack += 1
+                if row.id > self.read_to:
+                    self.shuffles.append(row.id)
+            self.read_to = max(self.read_to, row.id)
+            out.append((Mark(row.id, pack), encode_row(row, pack)))
+            if len(out) == limit:
+                break
         return out

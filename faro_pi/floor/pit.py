@@ -16,7 +16,7 @@ import logging
 from typing import Any
 
 from faro_pi.exc import Refused
-from faro_pi.floor.store import Copy
+from faro_pi.floor.store import Added, Copy
 from faro_pi.game import resume
 from faro_pi.game.cards import parse_card
 from faro_pi.game.codec import decode_event
@@ -47,6 +47,10 @@ class TableView:
         """Rises with every change the page shows."""
         self.integrity = copy.integrity()
         """What each complete pack's integrity report flagged (an empty tuple: fair)."""
+        self.witness: dict[str, str] = {}
+        """What the copy says of the table's journal that the journal cannot say of itself:
+        rows changed (``differs``), another journal (``breaks``); each stands until the
+        table's rows continue the copy again."""
 
     def restore(self) -> None:
         """The engine after every row of the copy: its latest kept state, then the rest."""
@@ -95,6 +99,38 @@ class TableView:
         self.integrity[pack.number] = flagged
         self.copy.keep_pack(pack.number, [card.code for card in pack.exposed], flagged)
 
+    def compared(self, added: Added) -> None:
+        """What the copy made of rows that came (:meth:`Copy.add`)."""
+        head = self.copy.head
+        if added.taken:  # the chain continues: the table's rows are the copy's again
+            for kind in ("differs", "breaks"):
+                self._settled(kind)
+        if added.differs is not None:
+            seq = added.differs
+            self._alarm(
+                "differs",
+                f"row {seq} came again from the table and is not the floor's row {seq}: "
+                f"the table's journal was changed, or replaced, from row {seq} or before",
+            )
+        if added.breaks is not None:
+            self._alarm(
+                "breaks",
+                f"row {added.breaks} from the table does not continue the floor's copy (rows "
+                f"1 to {head}): the table sends another journal than the one copied; the copy "
+                "takes none of it",
+            )
+
+    def _alarm(self, kind: str, text: str) -> None:
+        if self.witness.get(kind) != text:
+            self.witness[kind] = text
+            self.changes += 1
+            log.warning("floor: %s: %s", self.name, text)
+
+    def _settled(self, kind: str) -> None:
+        if self.witness.pop(kind, None) is not None:
+            self.changes += 1
+            log.info("floor: %s: the table's rows continue the floor's copy again", self.name)
+
     def heard(self, online: bool, now: float) -> None:
         """The table's status message; ``since`` moves only when the status changes."""
         if online != self.online:
@@ -119,7 +155,8 @@ class TableView:
             "cards": len(pack.exposed),
             "banker": table.banker,
             "seats": list(table.seats),
-            "alarms": [{"kind": a.kind, "text": a.text} for a in table.alarms],
+            "alarms": [{"kind": a.kind, "text": a.text} for a in table.alarms]
+            + [{"kind": "floor", "text": text} for text in self.witness.values()],
             "flagged": [
                 {"pack": line["pack"], "findings": list(line["integrity"])}
                 for line in packs

@@ -7,11 +7,15 @@ Messages are taken in batches, as many as have arrived: each table's new
 rows go into its copy in one transaction and then through its engine
 (:mod:`faro_pi.floor.pit`), and the page is told which tables changed.
 
-A copy takes only the next row (:mod:`faro_pi.floor.store`). When the floor
-learns that a table has rows it lacks, from a row past the next one or from
-the ``version`` of the table's state, it asks the table for them again
-(``PREFIX/TABLE/resend``), at once the first time, then only while nothing
-comes for :data:`RETRY` seconds: a long resend in progress is not restarted.
+A copy takes only the next row, and only one that continues its chain
+(:mod:`faro_pi.floor.store`). When the floor learns that a table has rows it
+lacks, from a row past the next one or from the ``version`` of the table's state,
+it asks the table for them again (``PREFIX/TABLE/resend``), at once the first
+time, then only while nothing comes for :data:`RETRY` seconds: a long resend
+in progress is not restarted. Each state says anew where the table's journal
+ends (an old one, kept by the broker, is corrected by the next), a table that
+is offline is not asked, and one whose rows do not continue the copy is not
+asked again until it starts again.
 """
 
 from __future__ import annotations
@@ -61,6 +65,8 @@ class Gap:
     """The highest row the table is known to have."""
     asked_at: float | None = None
     grew_at: float = 0.0
+    paused: bool = False
+    """The table's rows do not continue the copy: not asked again until it starts again."""
 
 
 class PitBoss:
@@ -198,10 +204,14 @@ class PitBoss:
             view = self.view(name)
             gap = self.gaps[name]
             gap.known = max(gap.known, max(row.seq for row in arrived))
-            taken = view.copy.add(arrived, wall)
-            if taken:
-                view.apply(taken)
+            added = view.copy.add(arrived, wall)
+            changes = view.changes
+            view.compared(added)
+            gap.paused = added.breaks is not None
+            if added.taken:
+                view.apply(added.taken)
                 gap.grew_at = now
+            if view.changes != changes:
                 grew.add(name)
         return grew
 
@@ -210,16 +220,18 @@ class PitBoss:
             self._bad(name, "status", ValueError(f"{payload[:40]!r} is not online or offline"))
             return
         self.view(name).heard(payload == ONLINE, wall)
+        if payload == ONLINE:
+            self.gaps[name].paused = False  # a new start: its rows may continue the copy now
 
     def _state(self, name: str, payload: bytes) -> None:
+        """How far the table has sent: a newer state corrects what the floor believed."""
         try:
-            version = decode_state(payload).version
+            state = decode_state(payload)
         except ValueError as exc:
             self._bad(name, "state", exc)
             return
         self.view(name)
-        gap = self.gaps[name]
-        gap.known = max(gap.known, version)
+        self.gaps[name].known = state.version
 
     def _bad(self, name: str, kind: str, exc: Exception) -> None:
         """A message that is not what its topic says: told once per table and topic."""
@@ -231,11 +243,12 @@ class PitBoss:
 
     def _audit(self, name: str, now: float) -> None:
         """Asks the table for the rows the floor knows it lacks (see the module's notes)."""
-        gap, head = self.gaps[name], self.views[name].copy.head
+        gap, view = self.gaps[name], self.views[name]
+        head = view.copy.head
         if gap.known <= head:
             gap.asked_at = None
             return
-        if self.client is None:
+        if self.client is None or gap.paused or view.online is False:
             return
         if gap.asked_at is not None and (now - gap.asked_at < RETRY or now - gap.grew_at < RETRY):
             return

@@ -196,6 +196,7 @@ class Publisher:
                 continue
             self.resend_from = seq if self.resend_from is None else min(seq, self.resend_from)
             self.grown.set()
+            self.state_due.set()  # with where the journal ends, in case it has no such rows
 
     async def _send(self, client: aiomqtt.Client) -> None:
         """Publishes the rows after the cursor, and every row that follows, in order."""

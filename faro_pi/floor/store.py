@@ -1,11 +1,15 @@
 """The floor's store: each table's copy of its journal, in a SQLite file of its own.
 
 A copy holds rows 1 to :attr:`Copy.head` of the table's journal, with no gap:
-a row is taken only when it is the next one, so the copy is always a whole
-beginning of the journal, and a row that arrives again is taken once (the
-table sends at least once). Each row keeps the event's JSON exactly as it
-came, so :func:`export_lines` prints what ``faro-pi export`` prints at the
-table, byte for byte.
+a row is taken only when it is the next one and is sealed to the row before it
+in the journal's hash chain (:meth:`faro_pi.floor.wire.Row.follows`), so the
+copy is always a whole beginning of one journal: a row of another journal, or a
+rewritten one, is never spliced in, and the caller hears of it. A row that
+arrives again is taken once (the table sends at least once), and the caller
+hears if it is not the row the copy has. Each row keeps the event's JSON
+exactly as it came, and its hash, so :func:`export_lines` prints what
+``faro-pi export`` prints at the table, byte for byte, and ``faro-pi verify
+--against`` holds a journal against the copy row by row.
 
 Nothing here deletes a row or a file: a table that is removed from the
 floor, or never comes back, keeps its copy. The files are in WAL mode with
@@ -22,9 +26,11 @@ import sqlite3
 import time
 from collections.abc import Iterable, Iterator
 from pathlib import Path
+from typing import NamedTuple
 
 from faro_pi.config import TABLE_NAME
 from faro_pi.floor.wire import Row
+from faro_pi.service.chain import GENESIS
 from faro_pi.service.export import export_line
 from faro_pi.service.journal import Entry
 
@@ -42,7 +48,8 @@ CREATE TABLE IF NOT EXISTS rows (
     pack INTEGER NOT NULL,
     event TEXT NOT NULL,
     refused TEXT,
-    at REAL NOT NULL
+    at REAL NOT NULL,
+    hash BLOB
 );
 CREATE TABLE IF NOT EXISTS status (
     one INTEGER PRIMARY KEY CHECK (one = 1),
@@ -62,6 +69,17 @@ COMMIT;
 
 class StoreError(Exception):
     """A copy that can't be opened or read; the message names the file."""
+
+
+class Added(NamedTuple):
+    """What :meth:`Copy.add` made of a batch of rows."""
+
+    taken: list[Row]
+    """The rows that continue the copy, now in it."""
+    differs: int | None
+    """A row the copy has, that came again and is not the copy's row (the first such)."""
+    breaks: int | None
+    """The next row, that came and does not continue the copy's chain (and was left out)."""
 
 
 def copy_path(folder: Path, table: str) -> Path:
@@ -91,52 +109,69 @@ class Copy:
                 self._db.execute("PRAGMA journal_mode = WAL")
                 self._db.execute("PRAGMA synchronous = NORMAL")
                 self._db.executescript(_SCHEMA)
+                columns = {row[1] for row in self._db.execute("PRAGMA table_info(rows)")}
+                if "hash" not in columns:  # a copy kept before rows came with their hashes
+                    self._db.execute("ALTER TABLE rows ADD COLUMN hash BLOB")
             if self._db.execute("PRAGMA application_id").fetchone()[0] != APPLICATION_ID:
                 raise StoreError(f"{path}: is not a floor's copy of a table")
             self.head = self._db.execute("SELECT coalesce(max(seq), 0) FROM rows").fetchone()[0]
+            self.last = GENESIS if self.head == 0 else self.hash_at(self.head)
+            """The hash of the copy's last row, which the next must follow (None: not kept)."""
         except sqlite3.Error as exc:
             raise StoreError(f"{path}: cannot open the copy: {exc}") from exc
-        self._differs_told = False
 
-    def add(self, rows: Iterable[Row], at: float | None = None) -> list[Row]:
-        """Takes the rows that continue the copy, in order; returns them.
+    def add(self, rows: Iterable[Row], at: float | None = None) -> Added:
+        """Takes the rows that continue the copy, in order (see the module's notes).
 
         A row the copy has already is checked against it; one past the next
         is left out, and the caller asks the table for the rows between.
+        After a copy's last row kept without a hash, the next row is taken on
+        its number alone, and the chain is followed from it.
         """
         taken: list[Row] = []
+        differs = breaks = None
+        last = self.last
         for row in sorted(rows, key=lambda r: r.seq):
             next_seq = self.head + len(taken) + 1
             if row.seq == next_seq:
-                taken.append(row)
-            elif row.seq < next_seq:
-                self._check_again(row, taken)
+                if last is None or row.follows(last):
+                    taken.append(row)
+                    last = row.hash
+                elif breaks is None:
+                    breaks = row.seq
+            elif row.seq < next_seq and differs is None and not self._same(row, taken):
+                differs = row.seq
         if taken:
-            when = time.time() if at is None else at
-            records = [(r.seq, r.pack, r.event.decode(), r.refused, when) for r in taken]
-            try:
-                with self._db:
-                    self._db.execute("BEGIN")
-                    self._db.executemany("INSERT INTO rows VALUES (?, ?, ?, ?, ?)", records)
-            except sqlite3.Error as exc:
-                raise StoreError(f"{self.path}: cannot keep rows: {exc}") from exc
-            self.head += len(taken)
-        return taken
+            self._keep(taken, time.time() if at is None else at)
+            self.last = last
+        if breaks is not None and breaks <= self.head:
+            breaks = None  # another row of that number came with it and continues the copy
+        return Added(taken, differs, breaks)
 
-    def _check_again(self, row: Row, taken: list[Row]) -> None:
-        """A row that came again must be the same row; one that is not is told once."""
-        if self._differs_told or (taken and row.seq >= taken[0].seq):
-            return
-        kept = self._db.execute("SELECT event, refused FROM rows WHERE seq = ?", (row.seq,))
-        event, refused = kept.fetchone()
-        if event.encode() != row.event or refused != row.refused:
-            self._differs_told = True
-            log.warning(
-                "floor: %s: row %d came again and differs from the copy (a new journal at "
-                "the table?); the copy keeps what came first",
-                self.path.stem,
-                row.seq,
-            )
+    def _keep(self, taken: list[Row], when: float) -> None:
+        records = [(r.seq, r.pack, r.event.decode(), r.refused, when, r.hash) for r in taken]
+        try:
+            with self._db:
+                self._db.execute("BEGIN")
+                self._db.executemany("INSERT INTO rows VALUES (?, ?, ?, ?, ?, ?)", records)
+        except sqlite3.Error as exc:
+            raise StoreError(f"{self.path}: cannot keep rows: {exc}") from exc
+        self.head += len(taken)
+
+    def _same(self, row: Row, taken: list[Row]) -> bool:
+        """Whether a row that came again is the row the copy has (by its hash, when kept)."""
+        if taken and row.seq >= taken[0].seq:
+            return row.hash == taken[row.seq - taken[0].seq].hash
+        kept = self._db.execute("SELECT event, refused, hash FROM rows WHERE seq = ?", (row.seq,))
+        event, refused, hashed = kept.fetchone()
+        if hashed is not None:
+            return hashed == row.hash
+        return event.encode() == row.event and refused == row.refused
+
+    def hash_at(self, seq: int) -> bytes | None:
+        """The hash of the copy's row ``seq``; None for a row it lacks or kept without one."""
+        found = self._db.execute("SELECT hash FROM rows WHERE seq = ?", (seq,)).fetchone()
+        return None if found is None else found[0]
 
     def rows(self, after: int = 0) -> Iterator[tuple[int, bytes, str | None]]:
         """(seq, event, refused) of the rows after ``after``, in order."""

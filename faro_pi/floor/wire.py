@@ -3,10 +3,14 @@
 Each table has four topics under ``PREFIX/TABLE/``:
 
 - ``journal``: every row of the journal, in order, QoS 1, as one JSON object
-  ``{"seq": N, "pack": P, "event": {...}, "refused": null or "..."}``: ``seq``
-  is the row's number in the journal (1, 2, 3... with no gaps), ``pack`` the
-  pack the row belongs to, ``event`` the event exactly as journaled and
-  ``refused`` the rule's message for a reading the rules refused;
+  ``{"seq": N, "pack": P, "event": {...}, "refused": null or "...", "at": T,
+  "frame": F or null, "hash": "..."}``: ``seq`` is the row's number in the
+  journal (1, 2, 3... with no gaps), ``pack`` the pack the row belongs to,
+  ``event`` the event exactly as journaled (the very bytes) and ``refused`` the
+  rule's message for a reading the rules refused; ``at``, ``frame`` (the
+  reader's frame) and ``hash`` are the rest of the row as the journal's hash
+  chain seals it (:mod:`faro_pi.service.chain`), so the floor checks that each
+  row continues the rows it has copied;
 - ``status``: ``online`` (retained, sent on connecting) or ``offline`` (the
   last will, or sent on a clean stop);
 - ``state``: the console's snapshot of the table, retained, at most twice a second;
@@ -24,7 +28,7 @@ is wrong, which the floor logs and drops.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, NamedTuple
+from typing import Annotated, NamedTuple
 
 import msgspec
 
@@ -32,6 +36,7 @@ from faro_pi.config import TABLE_NAME
 from faro_pi.exc import Refused
 from faro_pi.game.codec import decode_event
 from faro_pi.game.events import Event
+from faro_pi.service.chain import Stored, seal
 
 ONLINE, OFFLINE = b"online", b"offline"
 
@@ -50,6 +55,8 @@ is no journal's, and would have the floor asking for rows that never come."""
 
 Positive = Annotated[int, msgspec.Meta(ge=1)]
 RowNumber = Annotated[int, msgspec.Meta(ge=1, le=MOST_ROWS)]
+Frame = Annotated[int, msgspec.Meta(ge=-(2**63), le=2**63 - 1)]
+Hash = Annotated[str, msgspec.Meta(pattern="^[0-9a-f]{64}$")]
 
 
 class Topics(NamedTuple):
@@ -89,14 +96,30 @@ class Row(NamedTuple):
     pack: int
     event: bytes
     refused: str | None
+    at: float
+    frame: int | None
+    hash: bytes
     decoded: Event
+
+    def follows(self, previous: bytes) -> bool:
+        """Whether this row is sealed to a row whose hash is ``previous`` (and to nothing
+        else): a row of another journal, or a changed one, is not."""
+        refused = None if self.refused is None else self.refused.encode()
+        try:
+            made = seal(previous, self.seq, self.at, self.event, refused, self.frame)
+        except UnicodeEncodeError:
+            return False
+        return made == self.hash
 
 
 class _Received(msgspec.Struct, frozen=True):
     seq: RowNumber
     pack: RowNumber
     event: msgspec.Raw
-    refused: str | None = None
+    refused: str | None
+    at: float
+    frame: Frame | None
+    hash: Hash
 
 
 class _Sent(msgspec.Struct):
@@ -104,8 +127,11 @@ class _Sent(msgspec.Struct):
 
     seq: int
     pack: int
-    event: dict[str, Any]
+    event: msgspec.Raw
     refused: str | None
+    at: float
+    frame: int | None
+    hash: str
 
 
 _encode = msgspec.json.Encoder().encode
@@ -116,6 +142,7 @@ class State(msgspec.Struct):
     """What the floor reads of a table's state (the rest is the console's)."""
 
     version: Annotated[int, msgspec.Meta(ge=0, le=MOST_ROWS)] = 0
+    """The last row the table had sent: the floor has it, or will have it, or asks for it."""
 
 
 _decode_state = msgspec.json.Decoder(State).decode
@@ -128,10 +155,13 @@ class _Resend(msgspec.Struct):
 _decode_resend = msgspec.json.Decoder(_Resend).decode
 
 
-def encode_row(seq: int, pack: int, event: dict[str, Any], refused: str | None) -> bytes:
-    """The row's message. The event's keys keep the journal's order, so the floor's
-    copy exports the same bytes as the table's own journal."""
-    return _encode(_Sent(seq, pack, event, refused))
+def encode_row(row: Stored, pack: int) -> bytes:
+    """The message of a row as it lies in the journal: the event's very bytes, so that the
+    floor's copy exports what the table's own journal exports, and the hash covers them."""
+    refused = None if row.refused is None else row.refused.decode()
+    return _encode(
+        _Sent(row.id, pack, msgspec.Raw(row.event), refused, row.at, row.seq, row.hash.hex())
+    )
 
 
 def decode_row(payload: bytes) -> Row:
@@ -149,7 +179,8 @@ def decode_row(payload: bytes) -> Row:
         decoded = decode_event(event)
     except (Refused, ValueError) as exc:
         raise ValueError(f"row {row.seq} is not an event: {exc}") from None
-    return Row(row.seq, row.pack, event, row.refused, decoded)
+    hashed = bytes.fromhex(row.hash)
+    return Row(row.seq, row.pack, event, row.refused, row.at, row.frame, hashed, decoded)
 
 
 def decode_state(payload: bytes) -> State:

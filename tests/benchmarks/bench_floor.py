@@ -26,16 +26,15 @@ import httpx
 
 from faro_pi.floor import command
 from faro_pi.floor.config import load_floor_config
-from faro_pi.floor.wire import encode_row, subscriptions, topics
+from faro_pi.floor.wire import subscriptions, topics
 from faro_pi.game.cards import DECK
-from faro_pi.game.codec import event_to_json
 from faro_pi.game.demo import play
-from faro_pi.game.events import SHUFFLE
 from faro_pi.shoe.fsp1 import CardFrame, FrameParser, Hello
 from tests.benchmarks.bench_daemon import PACE, Child
 from tests.benchmarks.figures import percentile, report
 from tests.broker import FLOOR_USER, Mosquitto, free_port
 from tests.conftest import write_config
+from tests.floor_table import row_messages
 
 TABLES = 20
 INGEST_ROWS = 2500
@@ -77,13 +76,8 @@ def floor_config(folder: Path, broker: Mosquitto) -> Path:
 
 def night_rows(seed: int, count: int) -> list[bytes]:
     """A table's first ``count`` journal rows as the publisher sends them."""
-    rows, pack = [], 1
     events = play(random.Random(seed), SEATS, packs=count // 100 + 2)
-    for seq, event in zip(range(1, count + 1), events, strict=False):
-        if event is SHUFFLE:
-            pack += 1
-        rows.append(encode_row(seq, pack, event_to_json(event), None))
-    return rows
+    return row_messages(event for _, event in zip(range(count), events, strict=False))
 
 
 # -- the ingest rate -----------------------------------------------------------------------
