@@ -172,7 +172,7 @@ def _export(args: argparse.Namespace) -> int:
 def _verify(args: argparse.Namespace) -> int:
     from faro_pi.service.verify import main  # the journal and the rules, for this command
 
-    return main(args.journal)
+    return main(args.journal, against=args.against)
 
 
 def _integrity(args: argparse.Namespace) -> int:
@@ -223,6 +223,12 @@ def parser() -> argparse.ArgumentParser:
         "verify", help="check the journal's hash chain, every row, and name the first bad one"
     )
     verify.add_argument("journal", metavar="JOURNAL", help="the journal file")
+    verify.add_argument(
+        "--against",
+        metavar="RECORD",
+        help="also hold it against a record kept elsewhere: the floor's copy of the table "
+        "(its .sqlite3 file or floor export's lines), or a hash noted as HASH@SEQ",
+    )
     verify.set_defaults(run=_verify)
     deals = commands.add_parser(
         "integrity", help="the deal-integrity report of every complete pack in a journal"

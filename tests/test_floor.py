@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import io
 import json
 import logging
 import os
@@ -42,6 +43,7 @@ from faro_pi.game.codec import event_to_json
 from faro_pi.game.demo import play
 from faro_pi.game.events import SHUFFLE, Alarm, CardDrawn, Lock, Session
 from faro_pi.service import export as table_export
+from faro_pi.service import verify
 from faro_pi.service.chain import GENESIS, Stored, seal
 from faro_pi.service.journal import Change, Journal
 from tests.broker import FLOOR_USER, Mosquitto, free_port
@@ -492,6 +494,56 @@ def test_another_journal_copied_over_a_tables_is_an_alarm_not_a_splice(tmp_path,
         assert "".join(export_lines(tmp_path / "floor" / "store", "t1")) == ours
         asked = [r.getMessage() for r in caplog.records if "are missing; asking" in r.getMessage()]
         assert len([line for line in asked if "506" in line]) <= 1, asked
+
+    asyncio.run(scenario())
+
+
+def test_rows_lost_at_a_tables_end_are_an_alarm_on_the_floor_and_for_verify(
+    tmp_path, broker, caplog
+):
+    """The last rows of a night are cut from the journal while the table is stopped: its
+    chain still verifies and it starts, but ``faro-pi verify --against`` the floor's copy,
+    its export or a noted hash names the rows lost, and so does the floor's page."""
+    caplog.set_level(logging.INFO, logger="faro_pi")
+    folder = tmp_path / "t1"
+    journal = folder / "journal.sqlite3"
+    store = tmp_path / "floor" / "store"
+
+    def check_against(head: int, noted: bytes) -> None:
+        exported = tmp_path / "t1.jsonl"
+        exported.write_text("".join(export_lines(store, "t1")))
+        for record in (copy_path(store, "t1"), exported, f"{noted.hex()}@{head}"):
+            out = io.StringIO()
+            assert verify.main(journal, out=out, against=str(record)) == 1, out.getvalue()
+            assert f"{head - 3} rows verified" in out.getvalue()  # the chain sees nothing
+            assert f"rows {head - 2} to {head}" in out.getvalue() and "lost" in out.getvalue()
+        out = io.StringIO()
+        assert verify.main(journal, out=out, against=f"{noted.hex()}@{head - 3}") == 1
+        assert f"row {head - 3}'s hash is" in out.getvalue()
+        err = io.StringIO()
+        assert verify.main(journal, out=out, err=err, against=str(tmp_path / "nowhere")) == 1
+        assert "cannot read the record" in err.getvalue()
+
+    async def scenario():
+        async with floor_running(tmp_path / "floor", broker) as (boss, page, _):
+            async with table_publishing(folder, broker.url, "t1") as (daemon, _):
+                deal(daemon)
+                await until(lambda: copied(boss, daemon))
+                head = daemon.journal.count()
+            stopped_table(folder)
+            with contextlib.closing(sqlite3.connect(journal)) as db, db:
+                noted = db.execute("SELECT hash FROM events WHERE id = ?", (head,)).fetchone()[0]
+                db.execute("DROP TRIGGER events_no_delete")
+                db.execute("DELETE FROM events WHERE id > ?", (head - 3,))
+            check_against(head, noted)
+            async with table_publishing(folder, broker.url, "t1"):
+                view = boss.views["t1"]
+                await until(lambda: "lost" in view.witness)
+                text = view.witness["lost"]
+                assert f"to {head}: the table lost them" in text
+                assert {"kind": "floor", "text": text} in page.pit()["tables"][0]["alarms"]
+                assert view.copy.head == head
+        assert "the table lost them" in caplog.text
 
     asyncio.run(scenario())
 

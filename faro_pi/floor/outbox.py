@@ -51,6 +51,13 @@ class Outbox:
         with self._lock:
             return self._read(after, limit)
 
+    def end(self) -> tuple[int, bytes | None]:
+        """The journal's last row and its hash, for the state's ``head``."""
+        with self._lock:
+            last = self.journal.count()
+            found = next(self.journal.stored(after=last - 1), None)
+        return last, None if found is None else found.hash
+
     def close(self) -> None:
         with self._lock:
             self.journal.close()

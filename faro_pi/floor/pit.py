@@ -49,8 +49,8 @@ class TableView:
         """What each complete pack's integrity report flagged (an empty tuple: fair)."""
         self.witness: dict[str, str] = {}
         """What the copy says of the table's journal that the journal cannot say of itself:
-        rows changed (``differs``), another journal (``breaks``); each stands until the
-        table's rows continue the copy again."""
+        rows it lost at its end (``lost``), rows changed (``differs``), another journal
+        (``breaks``); each stands until the table's rows continue the copy again."""
 
     def restore(self) -> None:
         """The engine after every row of the copy: its latest kept state, then the rest."""
@@ -103,7 +103,7 @@ class TableView:
         """What the copy made of rows that came (:meth:`Copy.add`)."""
         head = self.copy.head
         if added.taken:  # the chain continues: the table's rows are the copy's again
-            for kind in ("differs", "breaks"):
+            for kind in ("lost", "differs", "breaks"):
                 self._settled(kind)
         if added.differs is not None:
             seq = added.differs
@@ -119,6 +119,27 @@ class TableView:
                 f"1 to {head}): the table sends another journal than the one copied; the copy "
                 "takes none of it",
             )
+
+    def ended(self, seq: int, hash: bytes | None) -> None:
+        """The table's journal ends at row ``seq``, with this hash, as its live state says."""
+        head = self.copy.head
+        if seq < head:
+            rows = f"row {head}" if seq + 1 == head else f"rows {seq + 1} to {head}"
+            self._alarm(
+                "lost",
+                f"the table's journal ends at row {seq}, but the floor's copy has {rows}: "
+                "the table lost them (rows cut from its end, or its journal put back)",
+            )
+        kept = self.copy.hash_at(seq) if seq else None
+        if kept is not None and hash is not None and kept != hash:
+            self._alarm(
+                "differs",
+                f"the table's row {seq} is not the floor's row {seq}: the table's journal was "
+                f"changed, or replaced, from row {seq} or before",
+            )
+        elif seq == head and kept is not None:
+            for kind in ("lost", "differs"):
+                self._settled(kind)
 
     def _alarm(self, kind: str, text: str) -> None:
         if self.witness.get(kind) != text:

@@ -9,13 +9,18 @@ rows go into its copy in one transaction and then through its engine
 
 A copy takes only the next row, and only one that continues its chain
 (:mod:`faro_pi.floor.store`). When the floor learns that a table has rows it
-lacks, from a row past the next one or from the ``version`` of the table's state,
+lacks, from a row past the next one or from the ``head`` of the table's state,
 it asks the table for them again (``PREFIX/TABLE/resend``), at once the first
 time, then only while nothing comes for :data:`RETRY` seconds: a long resend
 in progress is not restarted. Each state says anew where the table's journal
 ends (an old one, kept by the broker, is corrected by the next), a table that
 is offline is not asked, and one whose rows do not continue the copy is not
 asked again until it starts again.
+
+A live state (not one the broker kept) is also the table's word on where its
+journal ends, and the copy holds it against its own rows
+(:meth:`faro_pi.floor.pit.TableView.ended`): that is how rows lost at the
+table's end, which its journal cannot see, become an alarm on the page.
 """
 
 from __future__ import annotations
@@ -186,7 +191,7 @@ class PitBoss:
             self._status(name, payload, wall)
             return True
         elif kind == "state":
-            self._state(name, payload)
+            return self._state(name, payload, live=not message.retain)
         return False
 
     def _row(self, name: str, payload: bytes, rows: dict[str, list[Row]]) -> None:
@@ -223,15 +228,20 @@ class PitBoss:
         if payload == ONLINE:
             self.gaps[name].paused = False  # a new start: its rows may continue the copy now
 
-    def _state(self, name: str, payload: bytes) -> None:
-        """How far the table has sent: a newer state corrects what the floor believed."""
+    def _state(self, name: str, payload: bytes, live: bool) -> bool:
+        """Where the table's journal ends: a newer state corrects what the floor believed."""
         try:
             state = decode_state(payload)
         except ValueError as exc:
             self._bad(name, "state", exc)
-            return
-        self.view(name)
+            return False
+        view = self.view(name)
         self.gaps[name].known = state.version
+        if not live or state.head is None:
+            return False
+        changes = view.changes
+        view.ended(state.head.seq, state.head.digest())
+        return view.changes != changes
 
     def _bad(self, name: str, kind: str, exc: Exception) -> None:
         """A message that is not what its topic says: told once per table and topic."""

@@ -31,7 +31,7 @@ from faro_pi.config import Config
 from faro_pi.floor.broker import Backoff, Broker, Outage
 from faro_pi.floor.cursor import CURSOR_FILE, START, Cursor, Mark
 from faro_pi.floor.outbox import Outbox
-from faro_pi.floor.wire import OFFLINE, ONLINE, decode_resend, topics
+from faro_pi.floor.wire import OFFLINE, ONLINE, decode_resend, head, topics
 from faro_pi.service import view as snapshot
 from faro_pi.service.journal import Journal
 
@@ -266,18 +266,28 @@ class Publisher:
         self.saved = mark
 
     async def _states(self, client: aiomqtt.Client) -> None:
-        """The table as the console shows it, retained, at most every :data:`STATE_EVERY`."""
+        """The table as the console shows it, retained, at most every :data:`STATE_EVERY`, with
+        the journal's last row and its hash, which the floor holds against its copy."""
         while True:
             await self.state_due.wait()
             self.state_due.clear()
             self.stated = self.sent_to
             state = snapshot.state(self.daemon.table, self.stated)
+            state["head"] = await self._head()
             payload = json.dumps(state, separators=(",", ":"), ensure_ascii=False).encode()
             publish = client.publish(
                 self.topics.state, payload, qos=1, retain=True, timeout=ACK_WITHIN
             )
             await _unless_cancelled(asyncio.ensure_future(publish))
             await asyncio.sleep(STATE_EVERY)
+
+    async def _head(self) -> dict:
+        """The journal's last row and its hash, at least as far as every row sent: the state
+        goes out right after it (no await between), so the floor never has a row past it."""
+        while True:
+            seq, hashed = await asyncio.to_thread(self.outbox.end)
+            if seq >= self.sent_to:
+                return head(seq, hashed)
 
 
 async def _unless_cancelled(publish: asyncio.Future) -> None:

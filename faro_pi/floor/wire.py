@@ -14,7 +14,9 @@ Each table has four topics under ``PREFIX/TABLE/``:
 - ``status``: ``online`` (retained, sent on connecting) or ``offline`` (the
   last will, or sent on a clean stop);
 - ``state``: the console's snapshot of the table, retained, at most twice a second;
-  its ``version`` is the last journal row the table had sent when it was taken;
+  its ``version`` is the last journal row the table had sent when it was taken,
+  its ``head`` the journal's last row and that row's hash (``{"seq", "hash"}``),
+  which the floor holds against its copy;
 - ``resend``: ``{"from": SEQ}`` from the floor, when it has missed rows.
 
 Pure functions of bytes: the publisher, the floor and the tests all read them alike.
@@ -28,7 +30,7 @@ is wrong, which the floor logs and drops.
 
 from __future__ import annotations
 
-from typing import Annotated, NamedTuple
+from typing import Annotated, Any, NamedTuple
 
 import msgspec
 
@@ -138,11 +140,23 @@ _encode = msgspec.json.Encoder().encode
 _decode_row = msgspec.json.Decoder(_Received).decode
 
 
+class Head(msgspec.Struct):
+    """The journal's last row when a state was taken, and its hash."""
+
+    seq: Annotated[int, msgspec.Meta(ge=0, le=MOST_ROWS)]
+    hash: Hash | None
+
+    def digest(self) -> bytes | None:
+        return None if self.hash is None else bytes.fromhex(self.hash)
+
+
 class State(msgspec.Struct):
     """What the floor reads of a table's state (the rest is the console's)."""
 
     version: Annotated[int, msgspec.Meta(ge=0, le=MOST_ROWS)] = 0
     """The last row the table had sent: the floor has it, or will have it, or asks for it."""
+    head: Head | None = None
+    """The journal's last row: the rows after ``version`` are on their way."""
 
 
 _decode_state = msgspec.json.Decoder(State).decode
@@ -162,6 +176,11 @@ def encode_row(row: Stored, pack: int) -> bytes:
     return _encode(
         _Sent(row.id, pack, msgspec.Raw(row.event), refused, row.at, row.seq, row.hash.hex())
     )
+
+
+def head(seq: int, hash: bytes | None) -> dict[str, Any]:
+    """A state's ``head``: the journal's last row and its hash."""
+    return {"seq": seq, "hash": None if hash is None else hash.hex()}
 
 
 def decode_row(payload: bytes) -> Row:

@@ -2,7 +2,9 @@
 
 A start checks only the rows from the writer's mark (:mod:`faro_pi.service.chain`);
 this checks them all, and that each kept resume point is the state its rows
-lead to.
+lead to. ``--against RECORD`` also holds the journal against a record of it
+kept elsewhere (:mod:`faro_pi.service.witness`), which alone can show rows lost
+at its end.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from faro_pi.game.codec import event_from_json
 from faro_pi.game.rules import Table
 from faro_pi.service.chain import START, Chain, follow
 from faro_pi.service.journal import Journal
+from faro_pi.service.witness import Witnessed, compare
 
 
 def verify_journal(journal: Journal) -> Chain:
@@ -61,9 +64,11 @@ def _kept(table) -> tuple:
     return table.state, table.pack_start, table.pack_log, table.history, table.packs
 
 
-def main(path: str | Path, out=None, err=None) -> int:
-    """``faro-pi verify JOURNAL``: 0 when every row verifies, 1 naming the first that does not."""
+def main(path: str | Path, out=None, err=None, against: str | None = None) -> int:
+    """``faro-pi verify JOURNAL [--against RECORD]``: 0 when every row verifies (and agrees
+    with the record), 1 naming the first that does not."""
     out, err = out or sys.stdout, err or sys.stderr
+    witnessed: Witnessed | None = None
 
     try:
         with Journal.open(path, readonly=True) as journal:
@@ -76,10 +81,16 @@ def main(path: str | Path, out=None, err=None) -> int:
                 return 1
             chain = verify_journal(journal)
             points, disagree = (0, None) if chain.broken else check_resume_points(journal)
-    except JournalError as exc:
+            if against is not None:
+                witnessed = compare(journal, against)
+    except (JournalError, ValueError) as exc:
         print(f"faro-pi: {exc}", file=err)
         return 1
     print(f"{journal.path}: {_verdict(chain, points, disagree)}", file=out)
+    if witnessed is not None:
+        print(f"{journal.path}: against {against}: {witnessed.text}", file=out)
+        if not witnessed.agrees:
+            return 1
     return 0 if chain.broken is None and disagree is None else 1
 
 
