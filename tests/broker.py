@@ -25,12 +25,13 @@ user {floor}
 topic read {prefix}/#
 topic write {prefix}/+/resend
 
-# Each table writes only its own topics and reads only its own resend requests:
+# Each table writes only its own topics and reads only its own resend requests and status:
 # %u is the user's name, which is the table's name on the floor.
 pattern write {prefix}/%u/journal
 pattern write {prefix}/%u/status
 pattern write {prefix}/%u/state
 pattern read {prefix}/%u/resend
+pattern read {prefix}/%u/status
 """
 
 CONFIG = """\

@@ -423,6 +423,41 @@ def test_a_broker_with_a_wrong_name_or_down_is_one_line_each(tmp_path, quick_ret
     asyncio.run(scenario())
 
 
+def test_two_tables_under_one_name_each_say_so_and_so_do_the_floor_and_the_doctor(
+    tmp_path, broker, quick_retries, caplog
+):
+    """A cloned SD card: two tables as t1, one broker user, one client id, each closing the
+    other's connection. Both raise a floor alarm, the floor's page says two starts take
+    turns, and each table's doctor fails its floor line."""
+    from faro_pi.doctor.broker import broker_check
+
+    caplog.set_level(logging.INFO, logger="faro_pi")
+
+    def alarmed(daemon) -> bool:
+        return any(alarm.kind == "floor" for alarm in daemon.table.alarms)
+
+    async def scenario():
+        async with (
+            floor_running(tmp_path / "floor", broker) as (boss, page, _),
+            table_publishing(tmp_path / "one", broker.url, "t1") as (one, _),
+            table_publishing(tmp_path / "other", broker.url, "t1") as (other, _),
+        ):
+            await until(lambda: alarmed(one) and alarmed(other))
+            await until(lambda: "twins" in boss.views["t1"].witness)
+            line = page.pit()["tables"][0]
+            assert any("two tables are on the floor as t1" in a["text"] for a in line["alarms"])
+            for folder in ("one", "other"):
+                config = load_config(tmp_path / folder / "config.toml", environ={})
+                check = await asyncio.to_thread(broker_check, config, 3)
+                assert check.ok is False, check.line()
+                assert "another table is on the floor as t1" in check.detail
+                assert "floor.table" in check.fix
+        (alarm,) = [a for a in one.table.alarms if a.kind == "floor"]
+        assert "another table is on the floor as t1" in alarm.text
+
+    asyncio.run(scenario())
+
+
 def test_a_floor_that_comes_late_asks_for_the_rows_it_never_saw(tmp_path, broker, caplog):
     """Nobody listened while the table dealt: the retained state tells the floor how far
     the journal goes, and the floor asks for all of it."""

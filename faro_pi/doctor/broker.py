@@ -2,6 +2,9 @@
 
 It connects once, as the table's user but under a client id of its own (the
 running daemon's connection is left alone), and disconnects: it sends nothing.
+A broker that takes the table is not enough when another table is on the
+floor under the same name (a cloned SD card): the daemon's publisher notes
+that beside the journal (:mod:`faro_pi.floor.twin`), and the line fails on it.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ import aiomqtt
 from faro_pi.config import Config
 from faro_pi.doctor.check import Check, one_line, verdicts
 from faro_pi.floor.broker import Broker, why
+from faro_pi.floor.twin import read_note
 
 
 def broker_check(config: Config, timeout: float = 5.0) -> Check:
@@ -28,6 +32,14 @@ def broker_check(config: Config, timeout: float = 5.0) -> Check:
         asyncio.run(_sign_in(broker, f"faro-pi-{floor.table}-doctor", timeout))
     except (aiomqtt.MqttError, OSError, ssl.SSLError, TimeoutError) as exc:
         return failed(f"{floor.broker}: {one_line(why(exc))}", _fix(exc, floor))
+    note = read_note(config.journal.path.parent, floor.table)
+    if note is not None:
+        return failed(
+            f"{floor.broker}: another table is on the floor as {floor.table} (its start "
+            f"{note.get('other')}): the broker closes one connection for the other",
+            "a cloned SD card? give one of the tables its own floor.table and broker user "
+            "(docs/floor.md, steps 2 and 5)",
+        )
     user = f"as {floor.username}" if floor.username else "without a user"
     return passed(f"{floor.broker} takes table {floor.table} {user}")
 

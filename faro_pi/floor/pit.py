@@ -26,6 +26,9 @@ from faro_pi.game.rules import Table
 
 log = logging.getLogger("faro_pi")
 
+TWINS_WINDOW = 600.0
+"""Seconds after which a start that took turns with another is taken to have gone."""
+
 RESUME_AFTER = (Shuffle, Close)
 """Rows after which the engine's state is kept, so the floor restarts without a long replay."""
 
@@ -47,6 +50,10 @@ class TableView:
         """Rises with every change the page shows."""
         self.integrity = copy.integrity()
         """What each complete pack's integrity report flagged (an empty tuple: fair)."""
+        self.instance: str | None = None
+        """The start of the table's that last said it is online."""
+        self.starts: dict[str, float] = {}
+        """When each start of the table's last said it is online, live."""
         self.witness: dict[str, str] = {}
         """What the copy says of the table's journal that the journal cannot say of itself:
         rows it lost at its end (``lost``), rows changed (``differs``), another journal
@@ -148,16 +155,32 @@ class TableView:
             log.warning("floor: %s: %s", self.name, text)
 
     def _settled(self, kind: str) -> None:
-        if self.witness.pop(kind, None) is not None:
+        text = self.witness.pop(kind, None)
+        if text is not None:
             self.changes += 1
-            log.info("floor: %s: the table's rows continue the floor's copy again", self.name)
+            log.info("floor: %s: no longer so: %s", self.name, text)
 
-    def heard(self, online: bool, now: float) -> None:
-        """The table's status message; ``since`` moves only when the status changes."""
+    def heard(self, online: bool, now: float, instance: str | None = None, live=False) -> None:
+        """The table's status message; ``since`` moves only when the status changes. Live
+        ``online`` statuses of two starts that take turns are two tables under one name."""
         if online != self.online:
             self.online, self.since = online, now
             self.copy.keep_status(online, now)
             self.changes += 1
+        if not (online and live and instance):
+            return
+        back = instance != self.instance and instance in self.starts
+        self.instance, self.starts[instance] = instance, now
+        others = [start for start in self.starts if start != instance]
+        if back:
+            pair = " and ".join(sorted([instance, *others])[:2])
+            self._alarm(
+                "twins",
+                f"two tables are on the floor as {self.name}: starts {pair} take turns on the "
+                "broker (a cloned SD card?); give one of them its own floor.table and broker user",
+            )
+        elif all(now - self.starts[start] > TWINS_WINDOW for start in others):
+            self._settled("twins")
 
     def summary(self, console: str) -> dict[str, Any]:
         """The table's line on the floor page."""

@@ -38,9 +38,8 @@ from faro_pi.floor.broker import Backoff, Outage
 from faro_pi.floor.config import FloorSettings
 from faro_pi.floor.pit import TableView
 from faro_pi.floor.store import Copy, copy_path, tables
+from faro_pi.floor.twin import decode_status
 from faro_pi.floor.wire import (
-    OFFLINE,
-    ONLINE,
     Row,
     decode_row,
     decode_state,
@@ -188,7 +187,7 @@ class PitBoss:
         if kind == "journal":
             self._row(name, payload, rows)
         elif kind == "status":
-            self._status(name, payload, wall)
+            self._status(name, payload, wall, live=not message.retain)
             return True
         elif kind == "state":
             return self._state(name, payload, live=not message.retain)
@@ -220,12 +219,14 @@ class PitBoss:
                 grew.add(name)
         return grew
 
-    def _status(self, name: str, payload: bytes, wall: float) -> None:
-        if payload not in (ONLINE, OFFLINE):
-            self._bad(name, "status", ValueError(f"{payload[:40]!r} is not online or offline"))
+    def _status(self, name: str, payload: bytes, wall: float, live: bool) -> None:
+        try:
+            status = decode_status(payload)
+        except ValueError as exc:
+            self._bad(name, "status", exc)
             return
-        self.view(name).heard(payload == ONLINE, wall)
-        if payload == ONLINE:
+        self.view(name).heard(status.online, wall, status.instance, live=live)
+        if status.online:
             self.gaps[name].paused = False  # a new start: its rows may continue the copy now
 
     def _state(self, name: str, payload: bytes, live: bool) -> bool:

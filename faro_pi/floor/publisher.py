@@ -28,10 +28,12 @@ from collections import deque
 import aiomqtt
 
 from faro_pi.config import Config
+from faro_pi.floor import twin
 from faro_pi.floor.broker import Backoff, Broker, Outage
 from faro_pi.floor.cursor import CURSOR_FILE, START, Cursor, Mark
 from faro_pi.floor.outbox import Outbox
-from faro_pi.floor.wire import OFFLINE, ONLINE, decode_resend, head, topics
+from faro_pi.floor.wire import decode_resend, head, topics
+from faro_pi.game.events import Alarm
 from faro_pi.service import view as snapshot
 from faro_pi.service.journal import Journal
 
@@ -81,6 +83,12 @@ class Publisher:
         self.grown = asyncio.Event()
         self.state_due = asyncio.Event()
         self.task: asyncio.Task | None = None
+        self.instance = twin.instance()
+        """This start's, in its ``online`` status (:mod:`faro_pi.floor.twin`)."""
+        self.said = False
+        """Whether this start has said ``online`` on its status topic yet."""
+        self.twin: str | None = None
+        """Another table's instance seen under this table's name, once told."""
 
     @classmethod
     def start(cls, daemon, config: Config) -> Publisher:
@@ -162,31 +170,39 @@ class Publisher:
         return Outbox(journal, mark)
 
     async def _connect(self, outage: Outage, backoff: Backoff) -> None:
-        will = aiomqtt.Will(self.topics.status, OFFLINE, qos=1, retain=True)
+        offline = twin.offline(self.instance)
+        will = aiomqtt.Will(self.topics.status, offline, qos=1, retain=True)
         client = self.broker.client(f"faro-pi-{self.name}", will=will, timeout=5)
         client.pending_calls_threshold = WINDOW + 16
         async with client:
             outage.connected()
             backoff.reset()
             try:
-                await client.subscribe(self.topics.resend, qos=1)
-                await client.publish(self.topics.status, ONLINE, qos=1, retain=True)
+                await client.subscribe([(self.topics.resend, 1), (self.topics.status, 1)])
+                status = twin.online(self.instance)
+                await client.publish(self.topics.status, status, qos=1, retain=True)
                 self.sent_to = self.acked.seq
                 self.state_due.set()
                 async with asyncio.TaskGroup() as group:
                     group.create_task(self._listen(client))
                     group.create_task(self._send(client))
                     group.create_task(self._states(client))
+                    group.create_task(self._quiet())
             except asyncio.CancelledError:
                 with contextlib.suppress(Exception):
-                    await client.publish(self.topics.status, OFFLINE, qos=1, retain=True, timeout=1)
+                    await client.publish(self.topics.status, offline, qos=1, retain=True, timeout=1)
                 raise
 
-    # -- the three tasks of a connection ------------------------------------------
+    # -- the tasks of a connection --------------------------------------------------
 
     async def _listen(self, client: aiomqtt.Client) -> None:
-        """Takes the floor's resend requests; ends (raising) when the connection does."""
+        """Takes the floor's resend requests, and the table's own status (another table's
+        instance in it is a twin); ends (raising) when the connection does."""
+        said, self.said = self.said, True
         async for message in client.messages:
+            if message.topic.value == self.topics.status:
+                self._status(message, said_before=said)
+                continue
             if message.topic.value != self.topics.resend:
                 continue
             try:
@@ -197,6 +213,41 @@ class Publisher:
             self.resend_from = seq if self.resend_from is None else min(seq, self.resend_from)
             self.grown.set()
             self.state_due.set()  # with where the journal ends, in case it has no such rows
+
+    def _status(self, message: aiomqtt.Message, said_before: bool) -> None:
+        payload = message.payload if isinstance(message.payload, bytes) else b""
+        try:
+            status = twin.decode_status(payload)
+        except ValueError:
+            return
+        other = twin.other_table(
+            status, self.instance, retained=message.retain, said_before=said_before
+        )
+        if other is not None:
+            self._twin(other)
+
+    def _twin(self, other: str) -> None:
+        """Another table is on the floor under this one's name: said once a start, loudly."""
+        folder = self.daemon.journal.path.parent
+        twin.keep_note(folder, self.name, other)
+        if self.twin is not None:
+            return
+        self.twin = other
+        text = (
+            f"another table is on the floor as {self.name} (its start {other}); the broker "
+            "closes one connection for the other: a cloned SD card? give one of them its own "
+            "floor.table and broker user"
+        )
+        log.warning("floor: %s", text)
+        try:
+            self.daemon.submit(Alarm("floor", text))
+        except Exception as exc:  # the table deals on; the log has said it
+            log.warning("floor: cannot raise the alarm: %s", exc)
+
+    async def _quiet(self) -> None:
+        """A connection that holds, no other table seen, takes the doctor's note away."""
+        await asyncio.sleep(twin.QUIET)
+        await asyncio.to_thread(twin.drop_note, self.daemon.journal.path.parent)
 
     async def _send(self, client: aiomqtt.Client) -> None:
         """Publishes the rows after the cursor, and every row that follows, in order."""

@@ -11,8 +11,9 @@ Each table has four topics under ``PREFIX/TABLE/``:
   reader's frame) and ``hash`` are the rest of the row as the journal's hash
   chain seals it (:mod:`faro_pi.service.chain`), so the floor checks that each
   row continues the rows it has copied;
-- ``status``: ``online`` (retained, sent on connecting) or ``offline`` (the
-  last will, or sent on a clean stop);
+- ``status``: ``online INSTANCE`` (retained, sent on connecting) or ``offline
+  INSTANCE`` (the last will, or sent on a clean stop), ``INSTANCE`` the start
+  that says it (:mod:`faro_pi.floor.twin`);
 - ``state``: the console's snapshot of the table, retained, at most twice a second;
   its ``version`` is the last journal row the table had sent when it was taken,
   its ``head`` the journal's last row and that row's hash (``{"seq", "hash"}``),
@@ -39,8 +40,6 @@ from faro_pi.exc import Refused
 from faro_pi.game.codec import decode_event
 from faro_pi.game.events import Event
 from faro_pi.service.chain import Stored, seal
-
-ONLINE, OFFLINE = b"online", b"offline"
 
 ROW_MOST = 64 * 1024
 """Bytes in a row's message at most: a session with every house rule is under 2 KiB."""
