@@ -211,7 +211,10 @@ class PitBoss:
             added = view.copy.add(arrived, wall)
             changes = view.changes
             view.compared(added)
-            gap.paused = added.breaks is not None
+            if added.breaks is not None:
+                gap.paused = True
+            elif added.taken:
+                gap.paused = False
             if added.taken:
                 view.apply(added.taken)
                 gap.grew_at = now
