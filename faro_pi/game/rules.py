@@ -48,8 +48,8 @@ from faro_pi.game.pack import (
 )
 from faro_pi.game.profile import Options
 from faro_pi.game.seats import leaders
-from faro_pi.game.settle import PackRecord, Pair, settle_calls, settle_pair, take_off
-from faro_pi.game.state import TableState, require_open
+from faro_pi.game.settle import settle_calls, settle_pair, take_off
+from faro_pi.game.state import PackRecord, Pair, TableState, require_open
 
 BALANCE_GUARD = 2**52
 """Past this no new weight is taken, so no balance passes 2**53 - 1, the largest whole number

@@ -19,7 +19,7 @@ from faro_pi.game.odds import last_three, next_pair
 from faro_pi.game.pack import Stage
 from faro_pi.game.profile import options_json
 from faro_pi.game.rules import Table
-from faro_pi.game.settle import Pair, Settlement
+from faro_pi.game.state import Pair, Settlement
 
 FELT: dict[str, Any] = {
     "lower": [rank_name(r) for r in LOWER],
