@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: test test-deps browser golden sim bench lint format clean install uninstall hardware
+.PHONY: test test-deps old-pillow browser golden sim bench lint format clean install uninstall hardware
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -22,12 +22,17 @@ test-deps:
 	@test -x /usr/sbin/mosquitto || { \
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends mosquitto; }
 
+# tests/test_old_pillow.py draws the OLED and runs the simulator on older Pillows too
+# (Bookworm's 9.4 and the dependencies' floor): wheels from PyPI, kept in the virtualenv.
+old-pillow: $(STAMP)
+	$(BIN)/python -m tests.old_pillow
+
 # The page's tests drive Debian's Chromium (never a downloaded browser); without it they skip.
 browser:
 	@test -x /usr/bin/chromium || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; } \
 		|| echo "chromium could not be installed: the page's tests will be skipped"
 
-test: $(STAMP) test-deps browser
+test: $(STAMP) test-deps old-pillow browser
 	$(BIN)/python -m pytest -q
 
 # Rewrites the golden pictures on purpose: the OLED screens and the page's screenshots.
