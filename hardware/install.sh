@@ -152,14 +152,24 @@ done
 present_groups=${present_groups# }
 
 # -- the virtualenv --------------------------------------------------------------
+# pip builds a project in the folder it is given and leaves build/ and
+# faro_pi.egg-info/ there, root's under sudo, which the checkout's owner then
+# cannot update (make test, make sim): it builds from a copy of the sources.
+unit_tmp=""
+sources=""
+trap 'rm -rf "$unit_tmp" "$sources"' EXIT
 if [ -n "${FARO_PI_SKIP_VENV:-}" ]; then
     say "skipped (FARO_PI_SKIP_VENV): $PYTHON -m venv --system-site-packages $VENV"
-    say "skipped (FARO_PI_SKIP_VENV): $VENV/bin/python -m pip install --upgrade '$SRC[pi]'"
+    say "skipped (FARO_PI_SKIP_VENV): $VENV/bin/python -m pip install --upgrade" \
+        "'COPY[pi]' (COPY: a copy of $SRC)"
 else
+    sources=$(mktemp -d)
+    cp -R "$SRC/pyproject.toml" "$SRC/README.md" "$SRC/faro_pi" "$sources/"
+    find "$sources" -name __pycache__ -prune -exec rm -rf {} +
     say "+ $PYTHON -m venv --system-site-packages $VENV"
     "$PYTHON" -m venv --system-site-packages "$VENV"
-    say "+ $VENV/bin/python -m pip install --upgrade '$SRC[pi]'"
-    "$VENV/bin/python" -m pip install --upgrade "$SRC[pi]"
+    say "+ $VENV/bin/python -m pip install --upgrade '$sources[pi]' (a copy of $SRC)"
+    "$VENV/bin/python" -m pip install --upgrade "$sources[pi]"
 fi
 install -d -m 0755 "$VENV"
 install -m 0644 "$SRC/README.md" "$VENV/README.md"
@@ -194,7 +204,6 @@ fi
 # -- the unit and the udev rule ----------------------------------------------------
 install -d -m 0755 "$DESTDIR$(dirname "$UNIT")" "$DESTDIR$(dirname "$RULE")"
 unit_tmp=$(mktemp)
-trap 'rm -f "$unit_tmp"' EXIT
 sed -e "s|/opt/faro-pi|$PREFIX|g" \
     -e "s|^SupplementaryGroups=.*|SupplementaryGroups=$present_groups|" \
     "$SRC/systemd/faro-pi.service" >"$unit_tmp"

@@ -205,7 +205,7 @@ def test_the_udev_rule_names_the_pico_as_the_configs_reader_port(unit):
 # -- the installer -------------------------------------------------------------------
 
 
-def run_script(script: Path, destdir: Path, **env: str) -> str:
+def run_script(script: Path, destdir: Path, timeout: float = 60, **env: str) -> str:
     environ = {
         k: v for k, v in os.environ.items() if k not in ("PREFIX", "DESTDIR", "FARO_PI_SKIP_VENV")
     }
@@ -214,7 +214,7 @@ def run_script(script: Path, destdir: Path, **env: str) -> str:
         env={**environ, "DESTDIR": str(destdir), "FARO_PI_NO_APT": "1", **env},
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=timeout,
     )
     assert done.returncode == 0, done.stdout + done.stderr
     return done.stdout
@@ -234,7 +234,7 @@ def test_install_puts_every_file_where_the_unit_looks_for_it(tmp_path):
     assert command[0] == "/opt/faro-pi/bin/faro-pi"
     venv = tmp_path / "opt/faro-pi"
     assert f"python3 -m venv --system-site-packages {venv}" in out
-    assert f"{venv}/bin/python -m pip install --upgrade '{ROOT}[pi]'" in out
+    assert f"{venv}/bin/python -m pip install --upgrade 'COPY[pi]' (COPY: a copy of {ROOT})" in out
     assert (venv / "README.md").read_text() == (ROOT / "README.md").read_text()
 
     config_path = tmp_path / command[command.index("--config") + 1].lstrip("/")
@@ -481,11 +481,38 @@ def test_the_virtualenv_step_makes_the_units_command(tmp_path):
     venv = dest / "opt/faro-pi"
     assert os.access(venv / "bin/faro-pi", os.X_OK)  # ExecStart's program, under DESTDIR
     # one pip install, which builds nothing: lgpio is the OS's, seen through the system's
-    # site packages
-    assert log.read_text().splitlines() == [
-        f"{fake} -m venv --system-site-packages {venv}",
-        f"{venv}/bin/python -m pip install --upgrade {ROOT}[pi]",
-    ]
+    # site packages; pip is given a copy of the sources, gone once the install is done
+    made, pip = log.read_text().splitlines()
+    assert made == f"{fake} -m venv --system-site-packages {venv}"
+    copy = re.fullmatch(
+        rf"{re.escape(str(venv))}/bin/python -m pip install --upgrade (.+)\[pi\]", pip
+    )
+    assert copy and Path(copy[1]) != ROOT and not Path(copy[1]).exists()
+
+
+def checkout() -> tuple[list[str], list[str]]:
+    """What git sees in the checkout, the ignored too, and every file beside .git and .venv."""
+    status = subprocess.run(
+        ["git", "status", "--porcelain", "--ignored", "--untracked-files=all"],
+        cwd=ROOT, capture_output=True, text=True, check=True,
+    ).stdout.splitlines()  # fmt: skip
+    files = []
+    for folder, subfolders, names in os.walk(ROOT):
+        subfolders[:] = [n for n in subfolders if n not in (".git", ".venv")]
+        files += [str(Path(folder, name).relative_to(ROOT)) for name in names]
+    return status, sorted(files)
+
+
+def test_a_real_install_leaves_the_checkout_as_it_was(tmp_path):
+    """As ``sudo make install`` would, into DESTDIR: the virtualenv made and faro-pi built and
+    installed by pip, and nothing new in the checkout (a build/ or faro_pi.egg-info/ there,
+    root's, stopped make test and make sim as the checkout's owner)."""
+    before = checkout()
+    out = run_script(INSTALL, tmp_path, FARO_PI_SKIP_VENV="", timeout=600)
+    assert checkout() == before, out
+    command = tmp_path / "opt/faro-pi/bin/faro-pi"
+    done = subprocess.run([command, "--help"], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and "sim" in done.stdout, done.stderr
 
 
 def test_the_pi_gets_its_pin_library_from_the_os_not_from_pypi():
