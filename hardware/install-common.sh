@@ -27,3 +27,23 @@ system() {
         "$@"
     fi
 }
+
+# A step of the start or the removal (udevadm, systemctl), run through
+# system(); one that fails is kept for not_done() to tell, and the script goes on.
+failed_steps=""
+step() {
+    system "$@" || failed_steps="$failed_steps
+  sudo $*"
+}
+
+# What step() could not do, and how to do it; an error (status 1) where systemd
+# runs, for then a failed step is the table's and not the place's.
+not_done() {
+    [ -n "$failed_steps" ] || return 0
+    say ""
+    say "NOT DONE: these failed (no udev or systemd running here: a container or a chroot?)."
+    say "Everything else is done. On the running Pi, do them then:$failed_steps"
+    if [ -d /run/systemd/system ]; then
+        exit 1
+    fi
+}

@@ -2,7 +2,8 @@
 # Installs faro-pi as a service on Raspberry Pi OS (Bookworm or Trixie, 32 or
 # 64-bit). Run from the repository as root: `sudo make install`.
 #
-#   /opt/faro-pi/                 a virtualenv with faro-pi and its Pi extras
+#   /opt/faro-pi/                 a virtualenv with faro-pi and its Pi extras,
+#                                 README.md and docs/ (the units' Documentation=)
 #   /usr/local/bin/faro-pi        a link to its command, for every login
 #   /etc/faro-pi/config.toml      the table's config (never overwritten),
 #                                 0640 root:faro-pi: the group faro-pi reads it
@@ -120,8 +121,16 @@ fi
 # and the Zero 2 W, where PyPI's lgpio needs swig and a system liblgpio to
 # build and RPi.GPIO needs a compiler and does not work on a Pi 5. Pillow
 # likewise, for the display on 32-bit systems.
+#
+# On the 32-bit OS (armhf) PyPI has no wheel of msgspec (the journal's and the
+# events' encoding): pip builds it from its sources, with a C compiler and
+# Python's headers, taken here; a few minutes on a Pi Zero 2 W, once per upgrade
+# of msgspec. The 64-bit OS needs neither.
 if [ -z "${FARO_PI_NO_APT:-}" ] && command -v apt-get >/dev/null 2>&1; then
     packages="python3-venv python3-pil"
+    if [ "$(dpkg --print-architecture 2>/dev/null)" = armhf ]; then
+        packages="$packages gcc libc6-dev python3-dev"
+    fi
     if apt-cache show python3-lgpio >/dev/null 2>&1; then
         packages="$packages python3-lgpio"
     else
@@ -171,8 +180,10 @@ else
     say "+ $VENV/bin/python -m pip install --upgrade '$sources[pi]' (a copy of $SRC)"
     "$VENV/bin/python" -m pip install --upgrade "$sources[pi]"
 fi
-install -d -m 0755 "$VENV"
+install -d -m 0755 "$VENV" "$VENV/docs"
 install -m 0644 "$SRC/README.md" "$VENV/README.md"
+# the units' Documentation= (README.md, docs/floor.md) and the README's links into docs/
+install -m 0644 "$SRC"/docs/*.md "$VENV/docs/"
 
 # -- the command on every login's PATH: a link, never over a file of someone else's --
 install -d -m 0755 "$DESTDIR$(dirname "$COMMAND")"
@@ -266,12 +277,14 @@ case $leds_driver in
 esac
 
 # -- start ---------------------------------------------------------------------------
-system udevadm control --reload
-system udevadm trigger --subsystem-match=tty --action=add
-system systemctl daemon-reload
-system systemctl enable faro-pi
+# In a container or a chroot (an image being built) udev and systemd are not
+# running: each step that fails is said at the end, and the rest is done.
+step udevadm control --reload
+step udevadm trigger --subsystem-match=tty --action=add
+step systemctl daemon-reload
+step systemctl enable faro-pi
 # restart, not start: an upgrade takes effect at once.
-system systemctl restart faro-pi
+step systemctl restart faro-pi
 
 say ""
 say "faro-pi is installed in $PREFIX. Check the table with:"
@@ -284,3 +297,4 @@ say "  sudo usermod -aG $SERVICE_USER ${SUDO_USER:-LOGIN}"
 if [ -n "$reboot_needed" ]; then
     say "Then reboot, so that I²C and SPI are as the boot config now says: sudo reboot"
 fi
+not_done

@@ -20,17 +20,17 @@ if [ -z "$DESTDIR" ] && [ "$(id -u)" -ne 0 ]; then
 fi
 
 if [ -e "$DESTDIR$UNIT" ]; then
-    system systemctl disable --now faro-pi
+    step systemctl disable --now faro-pi
     rm -f "$DESTDIR$UNIT"
     say "removed $DESTDIR$UNIT"
 fi
-system systemctl daemon-reload
+step systemctl daemon-reload
 
 if [ -e "$DESTDIR$RULE" ]; then
     rm -f "$DESTDIR$RULE"
     say "removed $DESTDIR$RULE"
 fi
-system udevadm control --reload
+step udevadm control --reload
 
 # Only the link install.sh made, to this PREFIX's command.
 if [ -L "$DESTDIR$COMMAND" ] && [ "$(readlink "$DESTDIR$COMMAND")" = "$PREFIX/bin/faro-pi" ]; then
@@ -67,3 +67,4 @@ if [ -e "$DESTDIR$STATE_DIR" ]; then
     say "kept the journal in $DESTDIR$STATE_DIR"
 fi
 say "kept the faro-pi user (it owns the journal); 'sudo userdel faro-pi' removes it"
+not_done

@@ -570,3 +570,64 @@ def test_the_scripts_are_posix_sh_that_stop_on_errors():
         for script in (INSTALL, UNINSTALL):
             done = subprocess.run(["dash", "-n", str(script)], capture_output=True, text=True)
             assert done.returncode == 0, done.stderr
+
+
+def test_every_units_documentation_is_installed(tmp_path):
+    """Both units' Documentation= (the floor's is docs/floor.md) are files the install puts
+    under the virtualenv, with the README's docs beside it."""
+    install(tmp_path)
+    for name in ("faro-pi.service", "faro-pi-floor.service"):
+        settings = unit_settings((ROOT / "systemd" / name).read_text())
+        for url in one(settings, "Unit.Documentation").split():
+            path = tmp_path / url.removeprefix("file:///")
+            assert path.is_file(), f"{name}: {url} is not installed"
+    for doc in (ROOT / "docs").glob("*.md"):
+        assert (tmp_path / "opt/faro-pi/docs" / doc.name).read_text() == doc.read_text()
+
+
+STEPS = """
+. hardware/install-common.sh
+step udevadm control --reload
+step systemctl daemon-reload
+step udevadm trigger --action=add
+say "went on"
+not_done
+"""
+
+
+def test_a_step_that_fails_in_a_container_is_told_and_the_rest_is_done(tmp_path):
+    """udevadm (no udevd) and systemctl (no systemd) fail in a container or a chroot: the
+    script goes on, then names each step left to do on the running Pi; it fails only where
+    systemd runs, for there a failed step is the table's."""
+    bin_folder = tmp_path / "bin"
+    bin_folder.mkdir()
+    for name, status in (("udevadm", 1), ("systemctl", 0)):
+        (bin_folder / name).write_text(f"#!/bin/sh\necho {name} ran >&2\nexit {status}\n")
+        (bin_folder / name).chmod(0o755)
+    environ = {**os.environ, "PATH": f"{bin_folder}:{os.environ['PATH']}", "DESTDIR": ""}
+    done = subprocess.run(
+        ["sh", "-c", STEPS], cwd=ROOT, env=environ, capture_output=True, text=True, timeout=30
+    )
+    assert done.returncode == (1 if Path("/run/systemd/system").is_dir() else 0), done.stderr
+    out = done.stdout
+    assert done.stderr.count("udevadm ran") == 2 and "systemctl ran" in done.stderr
+    assert out.index("+ udevadm trigger --action=add") < out.index("went on") < out.index("NOT")
+    left = out[out.index("NOT DONE") :].splitlines()[2:]
+    assert left == ["  sudo udevadm control --reload", "  sudo udevadm trigger --action=add"]
+
+
+@pytest.mark.parametrize(("architecture", "compiler"), [("armhf", True), ("arm64", False)])
+def test_the_32_bit_os_gets_a_compiler_for_msgspec(tmp_path, architecture, compiler):
+    """PyPI has no armv7l wheel of msgspec: on the 32-bit OS pip builds it, with gcc and
+    Python's headers; the 64-bit OS gets wheels and no compiler."""
+    bin_folder = tmp_path / "bin"
+    bin_folder.mkdir()
+    for name, script in (("dpkg", f"echo {architecture}"), ("apt-cache", "exit 0")):
+        (bin_folder / name).write_text(f"#!/bin/sh\n{script}\n")
+        (bin_folder / name).chmod(0o755)
+    out = install(tmp_path / "root", FARO_PI_NO_APT="", PATH=f"{bin_folder}:{os.environ['PATH']}")
+    [line] = [line for line in out.splitlines() if "apt-get install" in line]
+    packages = line.split("--no-install-recommends ")[1].split()
+    assert {"python3-venv", "python3-pil", "python3-lgpio"} <= set(packages)
+    assert ({"gcc", "libc6-dev", "python3-dev"} <= set(packages)) == compiler
+    assert compiler or "gcc" not in packages
