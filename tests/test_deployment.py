@@ -631,3 +631,43 @@ def test_the_32_bit_os_gets_a_compiler_for_msgspec(tmp_path, architecture, compi
     assert {"python3-venv", "python3-pil", "python3-lgpio"} <= set(packages)
     assert ({"gcc", "libc6-dev", "python3-dev"} <= set(packages)) == compiler
     assert compiler or "gcc" not in packages
+
+
+FAKE_APT_GET = """\
+#!/bin/sh
+# Fails while another apt holds the lock (the first {held} calls), or at once with {error}.
+tries=$(($(cat "{folder}/tries" 2>/dev/null || echo 0) + 1))
+echo "$tries" > "{folder}/tries"
+echo "$*" >> "{folder}/calls"
+[ -z "{error}" ] || {{ echo "E: {error}" >&2; exit 100; }}
+[ "$tries" -gt {held} ] || {{
+    echo "E: Could not get lock /var/lib/apt/lists/lock. It is held by process 7 (apt-get)" >&2
+    exit 100
+}}
+"""
+
+
+@pytest.mark.parametrize(("held", "error", "passes"), [(2, "", True), (0, "no network", False)])
+def test_make_tests_apt_steps_wait_for_another_apts_lock(tmp_path, held, error, passes):
+    """On a fresh machine unattended upgrades hold apt's lock at first: `make test`'s apt
+    steps wait for it (update is tried again, install waits through DPkg::Lock::Timeout),
+    and any other failure stops them at once."""
+    (tmp_path / "apt-get").write_text(FAKE_APT_GET.format(folder=tmp_path, held=held, error=error))
+    (tmp_path / "apt-get").chmod(0o755)
+    done = subprocess.run(
+        ["make", "-s", "--eval", "try: ; $(APT_UPDATE) && $(APT_GET) install -y pkg",
+         "APT_LOCK_PAUSE=0", "try"],
+        cwd=ROOT, env={**os.environ, "PATH": f"{tmp_path}:{os.environ['PATH']}"},
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    calls = (tmp_path / "calls").read_text().splitlines()
+    assert (done.returncode == 0) == passes, done.stderr
+    if passes:
+        wait = "-o DPkg::Lock::Timeout=600"
+        assert calls == [f"{wait} update -qq"] * 3 + [f"{wait} install -y pkg"]
+        assert done.stderr.count("waiting for the apt lock") == 2
+    else:
+        assert calls == ["-o DPkg::Lock::Timeout=600 update -qq"] and "no network" in done.stderr
+    # every apt step goes through $(APT_GET) and $(APT_UPDATE)
+    makefile = (ROOT / "Makefile").read_text()
+    assert not re.findall(r"apt-get (?:-\S+ )*(?:install|update)[ \t]", makefile)
