@@ -8,6 +8,7 @@ import dataclasses
 import io
 import os
 import pty
+import re
 import socket
 import threading
 import time
@@ -20,6 +21,7 @@ from gpiozero.pins.mock import MockFactory
 
 from faro_pi import cli, doctor
 from faro_pi.doctor.buses import i2c_speed_check, spi_check
+from faro_pi.doctor.check import Check
 from faro_pi.game.events import Session
 from faro_pi.service.config import load_config
 from faro_pi.service.journal import Journal
@@ -67,7 +69,10 @@ def check(config: Path, **options) -> tuple[int, dict[str, str]]:
     for line in lines[:-1]:
         name = line[6:].split(":", 1)[0]
         by_name[name] = line
-    assert lines[-1] in (f"all {len(by_name)} checks passed",) or "checks failed" in lines[-1]
+    tags = [line[:6] for line in lines[:-1]]
+    counts = {tag: tags.count(tag) for tag in ("ok    ", "FAIL  ", "skip  ")}
+    assert sum(counts.values()) == len(lines) - 1  # every line tagged
+    assert lines[-1] == doctor.tally(counts["ok    "], counts["FAIL  "], counts["skip  "])
     return status, by_name
 
 
@@ -263,7 +268,21 @@ def test_the_command_line(config, capsys):
     out = capsys.readouterr().out
     assert status == 1
     assert "FAIL  reader: no " in out
-    assert out.splitlines()[-1].endswith("checks failed")
+    assert re.fullmatch(
+        r"FAIL  \d+ checks? failed, \d+ passed(, \d+ skipped)?", out.splitlines()[-1]
+    )
+
+
+def test_the_tally_counts_skips_apart_from_passes():
+    assert doctor.tally(9, 2, 5) == "FAIL  2 checks failed, 9 passed, 5 skipped"
+    assert doctor.tally(9, 1, 0) == "FAIL  1 check failed, 9 passed"
+    assert doctor.tally(9, 0, 5) == "ok    9 checks passed, none failed, 5 skipped"
+    assert doctor.tally(1, 0, 0) == "ok    all 1 check passed"
+
+
+def test_a_detail_of_several_lines_is_one_tagged_line():
+    check = Check("reader", False, "no frame:\n  the port said\nnothing", "plug it\nin")
+    assert check.line() == "FAIL  reader: no frame: the port said nothing. Fix: plug it in"
 
 
 def test_spi_must_be_off_because_the_case_keeper_drives_spi0s_pins_itself(config, tmp_path):

@@ -222,8 +222,10 @@ def check(line: str, done: subprocess.CompletedProcess, shell: Shell) -> None:
     folder = shell.folder
     if "faro-pi doctor" in line:
         # No reader is plugged in here: its check alone may fail, and then doctor exits 1.
-        failed = [out for out in done.stdout.splitlines() if out.startswith("FAIL")]
+        *checks, tally = done.stdout.splitlines()
+        failed = [out for out in checks if out.startswith("FAIL")]
         assert all(out.split()[1] == "reader:" for out in failed), done.stdout
+        assert tally.startswith("FAIL  1 check failed" if failed else "ok    "), tally
         assert done.returncode == (1 if failed else 0), done.stdout
         return
     assert done.returncode == 0, f"{line}\n{done.stdout}\n{done.stderr}"

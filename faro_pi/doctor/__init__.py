@@ -125,18 +125,31 @@ def main(
     out: TextIO | None = None,
     **options,
 ) -> int:
-    """Prints each check as it completes; 0 when none failed, 1 otherwise."""
+    """Prints each check as it completes, then a tally tagged like them; 0 when none
+    failed, 1 otherwise."""
     out = out or sys.stdout
-    failed = total = 0
+    counts = {True: 0, False: 0, None: 0}
     for check in run_checks(config_path, reader_timeout=reader_timeout, **options):
-        total += 1
-        failed += check.ok is False
+        counts[check.ok] += 1
         print(check.line(), file=out, flush=True)
+    print(tally(counts[True], counts[False], counts[None]), file=out)
+    return 1 if counts[False] else 0
+
+
+def tally(passed: int, failed: int, skipped: int) -> str:
+    """The doctor's last line: a skipped check (not configured, or not to be checked here)
+    is counted apart, never as passed."""
+
+    def checks(count: int) -> str:
+        return f"{count} check{'' if count == 1 else 's'}"
+
     if failed:
-        print(f"{failed} of {total} checks failed", file=out)
-        return 1
-    print(f"all {total} checks passed", file=out)
-    return 0
+        line = f"FAIL  {checks(failed)} failed, {passed} passed"
+    elif skipped:
+        line = f"ok    {checks(passed)} passed, none failed"
+    else:
+        return f"ok    all {checks(passed)} passed"
+    return f"{line}, {skipped} skipped" if skipped else line
 
 
 # -- the checks ------------------------------------------------------------------
