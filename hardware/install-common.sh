@@ -14,6 +14,7 @@ COMMAND=/usr/local/bin/faro-pi
 VENV=$DESTDIR$PREFIX
 # The line above the settings install.sh puts in the Pi's boot config (config.txt).
 BOOT_MARK="# faro-pi (hardware/install.sh): the display's I²C, the case keeper's SPI"
+PWM_MARK="# faro-pi (hardware/install.sh): the case keeper's OE on the Pi's PWM"
 
 say() { printf '%s\n' "$*"; }
 

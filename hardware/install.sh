@@ -264,6 +264,42 @@ EOF
     *-spi) [ -e /dev/spidev0.0 ] || reboot_needed=yes ;;
     esac
 fi
+# -- the boot config: OE on the Pi's PWM --------------------------------------
+# The case keeper's OE (leds.enable, GPIO 18 by default) dims by PWM. On GPIO 12,
+# 13, 18 and 19 the pwm overlay gives the pin to the Pi's PWM hardware, which
+# the daemon sets through /sys/class/pwm: nothing wakes to dim it (software PWM
+# wakes the Pi 800 times a second). Appended under [all]: a dtparam after a
+# dtoverlay line would be that overlay's parameter.
+leds_enable=$(toml_value leds enable "$DESTDIR$CONFIG")
+[ -n "$leds_enable" ] || leds_enable=$(toml_value leds enable "$SRC/faro_pi/config.example.toml")
+pwm_overlay=""
+case $leds_driver:$leds_enable in
+none:* | *:false) ;;
+*:12 | *:13) pwm_overlay="dtoverlay=pwm,pin=$leds_enable,func=4" ;;
+*:18 | *:19) pwm_overlay="dtoverlay=pwm,pin=$leds_enable,func=2" ;;
+*) say "note: leds.enable = $leds_enable has no hardware PWM: dimmed, it wakes the Pi" \
+    "800 times a second (GPIO 12, 13, 18 and 19 dim in hardware)" ;;
+esac
+if [ -n "$pwm_overlay" ]; then
+    if [ -z "$boot_config" ]; then
+        say "no boot config: for the case keeper's OE on the Pi's PWM, set $pwm_overlay"
+    elif grep -qx "[[:space:]]*$pwm_overlay[[:space:]]*" "$DESTDIR$boot_config"; then
+        say "ok: $pwm_overlay in $boot_config"
+    elif grep -Eq "^[[:space:]]*dtoverlay=pwm(-2chan)?([,[:space:]]|$)" "$DESTDIR$boot_config"; then
+        say "left the pwm overlay of $boot_config as it is: for OE on GPIO$leds_enable it" \
+            "takes $pwm_overlay"
+    else
+        printf '\n[all]\n%s\n%s\n' "$PWM_MARK" "$pwm_overlay" >>"$DESTDIR$boot_config"
+        say "set $pwm_overlay in $boot_config"
+        reboot_needed=yes
+    fi
+    if [ -n "$boot_config" ] &&
+        grep -Eq "^[[:space:]]*dtparam=([^#]*,)?audio=on" "$DESTDIR$boot_config"; then
+        say "note: dtparam=audio=on in $boot_config: the headphone jack's analogue audio" \
+            "shares the Pi's PWM; if the LEDs flicker while it plays, set dtparam=audio=off"
+    fi
+fi
+
 case $leds_driver in
 *-spi | none) ;;
 *)
@@ -295,6 +331,6 @@ say "Let a lookout's login use faro-pi (status, bet, ...) with the config and th
 say "console's token: add it to the group $SERVICE_USER, then log in again:"
 say "  sudo usermod -aG $SERVICE_USER ${SUDO_USER:-LOGIN}"
 if [ -n "$reboot_needed" ]; then
-    say "Then reboot, so that I²C and SPI are as the boot config now says: sudo reboot"
+    say "Then reboot, so that I²C, SPI and the PWM are as the boot config now says: sudo reboot"
 fi
 not_done

@@ -57,8 +57,8 @@ if [ -e "$DESTDIR$CONFIG" ]; then
 fi
 
 for boot_config in /boot/firmware/config.txt /boot/config.txt; do
-    if [ -f "$DESTDIR$boot_config" ] && grep -qxF "$BOOT_MARK" "$DESTDIR$boot_config"; then
-        say "kept the I²C and SPI settings in $DESTDIR$boot_config (under '# faro-pi'):" \
+    if [ -f "$DESTDIR$boot_config" ] && grep -qxF -e "$BOOT_MARK" -e "$PWM_MARK" "$DESTDIR$boot_config"; then
+        say "kept the I²C, SPI and PWM settings in $DESTDIR$boot_config (under '# faro-pi'):" \
             "take them out by hand if nothing else uses them"
     fi
 done

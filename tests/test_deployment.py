@@ -395,7 +395,7 @@ def test_install_sets_the_i2c_bus_to_400_khz_in_the_boot_config(tmp_path):
         "# faro-pi (hardware/install.sh): the display's I²C, the case keeper's SPI\n"
         "dtparam=i2c_arm=on\ndtparam=i2c_arm_baudrate=400000\n\n"
     )
-    assert boot.read_text().replace(ours, "") == BOOKWORM_CONFIG_TXT
+    assert boot.read_text().replace(ours, "").replace(PWM_TAIL, "") == BOOKWORM_CONFIG_TXT
     before = boot.read_text()
     out = install(tmp_path)
     assert boot.read_text() == before
@@ -406,7 +406,9 @@ def test_install_changes_a_slower_i2c_setting_in_place(tmp_path):
     slow = "dtparam=audio=on\ndtparam=i2c_arm=on,i2c_arm_baudrate=100000\n"
     boot = staged_boot_config(tmp_path, slow)
     install(tmp_path)
-    assert boot.read_text().splitlines()[-1] == "dtparam=i2c_arm=on,i2c_arm_baudrate=400000"
+    assert boot.read_text().removesuffix(PWM_TAIL).splitlines()[-1] == (
+        "dtparam=i2c_arm=on,i2c_arm_baudrate=400000"
+    )
     assert boot_settings(boot.read_text()).count("i2c_arm=on") == 1
 
 
@@ -419,7 +421,56 @@ def test_install_turns_spi_on_for_the_spi_driver_and_leaves_it_for_the_bit_bange
     out = install(tmp_path)
     assert "spi=on" in boot_settings(boot.read_text())
     assert "set dtparam=spi=on in /boot/firmware/config.txt" in out
-    assert boot.read_text().count("# faro-pi (hardware/install.sh)") == 1
+    assert boot.read_text().count("# faro-pi (hardware/install.sh): the display's") == 1
+
+
+PWM_TAIL = (
+    "\n[all]\n# faro-pi (hardware/install.sh): the case keeper's OE on the Pi's PWM\n"
+    "dtoverlay=pwm,pin=18,func=2\n"
+)
+"""What the install appends to the boot config for OE on GPIO 18, the default."""
+
+
+def set_leds_enable(destdir: Path, enable: str) -> None:
+    set_leds_driver(destdir, "74hc595-spi")
+    config = destdir / "etc/faro-pi/config.toml"
+    config.write_text(re.sub(r"(?m)^enable = 18$", f"enable = {enable}", config.read_text()))
+
+
+def test_install_gives_oe_to_the_pis_pwm_at_the_end_of_the_boot_config(tmp_path):
+    """The pwm overlay gives GPIO 18 to the PWM hardware (the daemon dims through
+    /sys/class/pwm, nothing waking); after every dtparam, under [all], once."""
+    boot = staged_boot_config(tmp_path)
+    out = install(tmp_path)
+    assert boot.read_text().endswith(PWM_TAIL)
+    assert "set dtoverlay=pwm,pin=18,func=2 in /boot/firmware/config.txt" in out
+    assert "dtparam=audio=on" in BOOKWORM_CONFIG_TXT and "shares the Pi's PWM" in out
+    out = install(tmp_path)
+    assert boot.read_text().count("dtoverlay=pwm") == 1
+    assert "ok: dtoverlay=pwm,pin=18,func=2 in /boot/firmware/config.txt" in out
+
+
+@pytest.mark.parametrize(
+    ("enable", "said"),
+    [
+        ("12", "set dtoverlay=pwm,pin=12,func=4 in"),
+        ("5", "note: leds.enable = 5 has no hardware PWM"),
+        ("false", None),
+    ],
+)
+def test_the_overlay_follows_leds_enable(tmp_path, enable, said):
+    boot = staged_boot_config(tmp_path)
+    set_leds_enable(tmp_path, enable)
+    out = install(tmp_path)
+    assert ("dtoverlay=pwm" in boot.read_text()) == (enable == "12")
+    assert said is None or said in out
+
+
+def test_a_pwm_overlay_of_the_boot_configs_own_is_left_alone(tmp_path):
+    boot = staged_boot_config(tmp_path, BOOKWORM_CONFIG_TXT + "dtoverlay=pwm-2chan\n")
+    out = install(tmp_path)
+    assert boot.read_text().count("dtoverlay=pwm") == 1
+    assert "left the pwm overlay of /boot/firmware/config.txt as it is" in out
 
 
 def test_install_without_a_boot_config_says_what_to_set(tmp_path):
@@ -434,7 +485,7 @@ def test_uninstall_keeps_the_boot_settings_and_says_where_they_are(tmp_path):
     before = boot.read_text()
     out = run_script(UNINSTALL, tmp_path)
     assert boot.read_text() == before
-    assert f"kept the I²C and SPI settings in {boot}" in out
+    assert f"kept the I²C, SPI and PWM settings in {boot}" in out
 
 
 def test_a_second_install_keeps_an_edited_config(tmp_path):

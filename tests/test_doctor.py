@@ -20,7 +20,7 @@ from gpiozero import Button
 from gpiozero.pins.mock import MockFactory
 
 from faro_pi import cli, doctor
-from faro_pi.doctor.buses import i2c_speed_check, spi_check
+from faro_pi.doctor.buses import i2c_speed_check, pwm_check, spi_check
 from faro_pi.doctor.check import Check
 from faro_pi.game.events import Session
 from faro_pi.service.config import load_config
@@ -591,3 +591,46 @@ def test_the_pin_factory_gpiozero_chose_without_falling_back_is_named(config, mo
     factory.close()
     Device.pin_factory = None
     assert check.line().startswith("ok    gpio: lgpio pin factory (chosen by gpiozero")
+
+
+class Board(MockFactory):
+    """Mock pins that the doctor takes for a real board's (only the mock's are skipped)."""
+
+
+def test_oe_on_the_kernels_pwm_is_left_to_it_and_said_to_wake_nothing(config, tmp_path):
+    from tests.test_pwm import fake_chip
+
+    table = load_config(config, environ={})
+    fake_chip(tmp_path / "pwm", "brcm,bcm2835-pwm")
+    check = pwm_check(table, Board(), pwm_root=tmp_path / "pwm")
+    assert check.line() == (
+        "ok    pwm: leds.enable GPIO18 is the kernel's PWM (pwmchip0 channel 0): nothing wakes"
+    )
+    factory = Board()
+    try:
+        lines = {c.name: c.line() for c in doctor._pins(table, factory, tmp_path / "pwm")}
+    finally:
+        factory.close()
+    # Opened as a GPIO it would be taken from the PWM until the next boot.
+    assert lines["GPIO18"] == (
+        "skip  GPIO18: leds.enable is the kernel's PWM (pwmchip0 channel 0), not opened: see pwm"
+    )
+
+
+def test_dimming_by_software_is_said_and_fails_where_the_pin_has_hardware_pwm(config, tmp_path):
+    table = load_config(config, environ={})
+    none = tmp_path / "no-pwm"
+    dim = dataclasses.replace(table, leds=dataclasses.replace(table.leds, brightness=0.5))
+    check = pwm_check(dim, Board(), pwm_root=none)
+    assert check.line() == (
+        "FAIL  pwm: leds.enable GPIO18 has no kernel PWM (the pwm overlay): software PWM, "
+        "800 wake-ups a second. Fix: add dtoverlay=pwm,pin=18,func=2 to "
+        "/boot/firmware/config.txt (sudo make install does), then reboot"
+    )
+    assert pwm_check(table, Board(), pwm_root=none).ok is True  # full brightness: no PWM
+    elsewhere = dataclasses.replace(dim, leds=dataclasses.replace(dim.leds, enable=5))
+    assert pwm_check(elsewhere, Board(), pwm_root=none).line() == (
+        "ok    pwm: leds.enable GPIO5 has no hardware PWM: dimmed by software PWM, "
+        "800 wake-ups a second (GPIO 12, 13, 18 and 19 dim in hardware)"
+    )
+    assert pwm_check(dim, MockFactory(), pwm_root=none).ok is None

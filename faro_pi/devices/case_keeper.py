@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from gpiozero import DigitalOutputDevice, PWMOutputDevice
 from gpiozero.exc import GPIOZeroError, PinPWMUnsupported
 
+from faro_pi.devices.pwm import KernelPWM, channel_for
 from faro_pi.devices.shift_registers import DRIVERS, ShiftRegisters, SPIShiftRegisters
 from faro_pi.devices.wiring import ALL_LIT, frame_bytes
 from faro_pi.exc import FaroError
@@ -180,10 +181,13 @@ class CaseKeeper:
 
     OE is held high (blank) from the start until the first frame is latched,
     then set to ``config.brightness`` (PWM when dimmed). ``tick`` is the
-    length of a signal's phase in seconds.
+    length of a signal's phase in seconds. ``pwm_root`` is the kernel's PWM in
+    sysfs (:mod:`~faro_pi.devices.pwm`): OE on a pin that has a channel there
+    is the PWM hardware's, dimmed with nothing waking; None (simulated pins)
+    leaves OE to ``factory``.
     """
 
-    def __init__(self, config: LedsConfig, factory=None, *, tick: float = TICK):
+    def __init__(self, config: LedsConfig, factory=None, *, tick: float = TICK, pwm_root=None):
         if config.driver not in DRIVERS:
             raise FaroError(f"leds.driver = {config.driver!r}: no case keeper to drive")
         self.brightness = config.brightness
@@ -196,11 +200,15 @@ class CaseKeeper:
         self._timer: asyncio.TimerHandle | None = None
         self._still = asyncio.Event()
         self._still.set()
-        self._enable: DigitalOutputDevice | PWMOutputDevice | None = None
+        self._enable: DigitalOutputDevice | PWMOutputDevice | KernelPWM | None = None
         self._chain: ShiftRegisters | SPIShiftRegisters | None = None
         try:
             if config.enable is not None:
-                self._enable = self._output_enable(config.enable, factory)
+                channel = None if pwm_root is None else channel_for(config.enable, pwm_root)
+                if channel is not None:
+                    self._enable = KernelPWM(channel, PWM_HZ)
+                else:
+                    self._enable = self._output_enable(config.enable, factory)
             self._chain = DRIVERS[config.driver](
                 config.data, config.clock, config.latch, pin_factory=factory
             )
@@ -213,7 +221,7 @@ class CaseKeeper:
 
     def _output_enable(self, pin: int, factory) -> DigitalOutputDevice | PWMOutputDevice:
         """OE, high (blank) for now: PWM if dimmed and the pin can, else on/off."""
-        if self.brightness < 1:
+        if self.brightness < 1:  # software PWM: 2 × PWM_HZ wake-ups a second
             try:
                 return PWMOutputDevice(
                     pin, active_high=False, initial_value=0, frequency=PWM_HZ, pin_factory=factory

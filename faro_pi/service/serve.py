@@ -52,6 +52,8 @@ async def serve(
         closing.callback(daemon.quieten)
         log.info("journal %s: %d events, %s", journal.path, journal.count(), daemon.status())
         port = _shoe(config, daemon, closing)
+        # the kernel's PWM for the case keeper's OE on the Pi's own pins, never simulated ones
+        real_pins = factory is None and config.gpio.pin_factory != "mock"
         if factory is None:
             factory = pin_factory(config.gpio.pin_factory)
         buttons = ShoeButtons(
@@ -60,7 +62,7 @@ async def serve(
             factory,
         )
         closing.callback(buttons.close)
-        for output in _outputs(config, factory, display_bus):
+        for output in _outputs(config, factory, display_bus, real_pins):
             closing.callback(output.close)
             daemon.outputs.append(output)
             daemon.watchers.append(output.show)
@@ -118,13 +120,15 @@ async def _lookout_and_floor(
         closing.push_async_callback(Publisher.start(daemon, config).close)
 
 
-def _outputs(config: Config, factory, display_bus) -> list:
+def _outputs(config: Config, factory, display_bus, real_pins: bool = False) -> list:
     """The table's outputs that the configuration asks for; each is a watcher with close()."""
     outputs = []
     if config.leds.driver != "none":
         from faro_pi.devices.case_keeper import CaseKeeper
+        from faro_pi.devices.pwm import PWM_ROOT
 
-        outputs.append(CaseKeeper(config.leds, factory))
+        pwm_root = PWM_ROOT if real_pins else None
+        outputs.append(CaseKeeper(config.leds, factory, pwm_root=pwm_root))
     if config.display.driver != "none":
         from faro_pi.devices.oled.display import TableDisplay
 
