@@ -21,6 +21,7 @@ from faro_pi.config import Config
 from faro_pi.devices.buttons import ShoeButtons
 from faro_pi.devices.case_keeper import CaseKeeper
 from faro_pi.devices.pins import chosen_factory, kernel_chip, opens_spi
+from faro_pi.devices.pwm import PWM_ROOT
 from faro_pi.devices.shift_registers import ShiftRegisters
 from faro_pi.exc import FaroError
 from faro_pi.service.daemon import Daemon
@@ -56,6 +57,8 @@ async def serve(
         closing.callback(daemon.quieten)
         log.info("journal %s: %d events, %s", journal.path, journal.count(), daemon.status())
         port = _shoe(config, daemon, closing)
+        # the kernel's PWM for the case keeper's OE on the Pi's own pins, never simulated ones
+        real_pins = factory is None and config.gpio.pin_factory != "mock"
         if factory is None:
             factory = chosen_factory(config.gpio.pin_factory)
         buttons = ShoeButtons(
@@ -65,7 +68,7 @@ async def serve(
             chip=kernel_chip(factory),
         )
         closing.callback(buttons.close)
-        for output in _outputs(config, factory, display_bus):
+        for output in _outputs(config, factory, display_bus, real_pins):
             closing.callback(output.close)
             daemon.outputs.append(output)
             daemon.watchers.append(output.show)
@@ -125,13 +128,15 @@ async def _lookout_and_floor(
         closing.push_async_callback(Publisher.start(daemon, config).close)
 
 
-def _outputs(config: Config, factory, display_bus) -> list:
+def _outputs(config: Config, factory, display_bus, real_pins: bool = False) -> list:
     """The table's outputs that the configuration asks for; each is a watcher with close()."""
     outputs = []
     if config.leds.driver != "none":
         # the same edges on the pins, where the factory has no SPI to send them through
         chain = None if opens_spi(factory) else ShiftRegisters
-        outputs.append(CaseKeeper(config.leds, factory, chain=chain))
+        outputs.append(
+            CaseKeeper(config.leds, factory, chain=chain, pwm_root=PWM_ROOT if real_pins else None)
+        )
     if config.display.driver != "none":
         from faro_pi.devices.oled.display import TableDisplay  # luma and PIL: ~0.2 s
 

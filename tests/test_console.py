@@ -756,6 +756,41 @@ def test_a_quiet_stream_hears_a_heartbeat(tmp_path):
     asyncio.run(scenario())
 
 
+def test_closing_awaits_the_connections_going_instead_of_napping(tmp_path, monkeypatch):
+    """uvicorn's shutdown sleeps a tenth of a second, then looks ten times a second whether
+    the connections are gone; the console's awaits their going: with an event stream and a
+    kept-alive connection open, it closes both, and nothing sleeps on the way."""
+    console_config(tmp_path)
+    naps = []
+    sleep = asyncio.sleep
+
+    async def napping(delay, *args, **kwargs):
+        naps.append(delay)
+        return await sleep(delay, *args, **kwargs)
+
+    async def scenario():
+        async with console_table(tmp_path) as lookout:
+            async with lookout.http.stream("GET", "/api/events") as stream:
+                lines = stream.aiter_lines()
+                await next_state(lines)
+                reader, writer = await asyncio.open_connection("127.0.0.1", lookout.console.port)
+                writer.write(b"GET /api/state HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+                head = await reader.readuntil(b"\r\n\r\n")
+                length = int(re.search(rb"content-length: (\d+)", head, re.I)[1])
+                await reader.readexactly(length)  # answered; the connection is kept alive
+                monkeypatch.setattr(asyncio, "sleep", napping)
+                async with asyncio.timeout(5):
+                    await lookout.console.close()
+                    assert set([line async for line in lines]) <= {""}  # ended cleanly
+                    assert await reader.read() == b""  # closed by the console
+                monkeypatch.setattr(asyncio, "sleep", sleep)
+                writer.close()
+            assert naps == []
+            assert not lookout.console.server.server_state.connections
+
+    asyncio.run(scenario())
+
+
 def test_the_console_leaves_sigterm_to_the_daemon_and_sleeps_until_closed(tmp_path):
     """uvicorn, left to itself, takes SIGTERM and wakes ten times a second; a guest must not."""
     console_config(tmp_path)

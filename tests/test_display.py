@@ -16,11 +16,8 @@ import errno
 import logging
 import os
 import random
-import subprocess
-import sys
 import threading
 import time
-import tomllib
 from pathlib import Path
 from unittest import mock
 
@@ -197,50 +194,6 @@ def test_the_screens_ask_pillow_for_no_font(monkeypatch):
     for name, shot in screens().items():
         golden = Image.open(GOLDEN / f"{name}.png").convert("1")
         assert ImageChops.difference(golden, render(*shot)).getbbox() is None, name
-
-
-def pillow_floor() -> str:
-    """The oldest Pillow the project's dependencies allow, from pyproject.toml."""
-    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
-    (floor,) = (d.split(">=")[1] for d in project["dependencies"] if d.startswith("pillow>="))
-    return floor
-
-
-DRAW_GOLDENS = """
-import sys
-import PIL
-from PIL import Image, ImageChops
-from tests.test_display import GOLDEN, screens
-from faro_pi.devices.oled.screens import render
-print(PIL.__version__)
-for name, shot in screens().items():
-    golden = Image.open(GOLDEN / f"{name}.png").convert("1")
-    if ImageChops.difference(golden, render(*shot)).getbbox() is not None:
-        print("differs:", name)
-"""
-
-
-@pytest.mark.parametrize("version", [pillow_floor(), "9.4"], ids=["floor", "bookworm"])
-def test_the_goldens_are_drawn_on_the_oldest_pillow(version, cache):
-    """The screens on the Pillow the dependencies allow at the least, and on Bookworm's."""
-    target = cache.mkdir(f"pillow-{version}")
-    if not (target / "PIL").is_dir():
-        got = subprocess.run(
-            [sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
-             "--no-deps", "--only-binary=:all:", "--target", str(target), f"pillow=={version}.*"],
-            capture_output=True, text=True, timeout=300,
-        )  # fmt: skip
-        if got.returncode != 0:
-            pytest.skip(f"no Pillow {version} wheel to install: {got.stderr.strip()[-300:]}")
-    environ = {**os.environ, "PYTHONPATH": os.pathsep.join((str(target), str(ROOT)))}
-    drawn = subprocess.run(
-        [sys.executable, "-c", DRAW_GOLDENS],
-        capture_output=True, text=True, env=environ, cwd=ROOT, timeout=120,
-    )  # fmt: skip
-    assert drawn.returncode == 0, drawn.stderr
-    lines = drawn.stdout.splitlines()
-    assert lines[0].startswith(f"{version}."), lines  # that Pillow, not the virtualenv's
-    assert lines[1:] == []
 
 
 def test_the_kept_glyphs_are_what_freetype_drew():

@@ -8,6 +8,7 @@ import dataclasses
 import io
 import os
 import pty
+import re
 import socket
 import threading
 import time
@@ -20,7 +21,8 @@ from gpiozero.pins.mock import MockFactory
 
 from faro_pi import cli, doctor
 from faro_pi.config import load_config
-from faro_pi.doctor.buses import i2c_speed_check, spi_check
+from faro_pi.doctor.buses import i2c_speed_check, pwm_check, spi_check
+from faro_pi.doctor.check import Check
 from faro_pi.game.events import Session
 from faro_pi.service.journal import Change, Journal
 from faro_pi.virtual.reader import VirtualReader
@@ -68,7 +70,10 @@ def check(config: Path, **options) -> tuple[int, dict[str, str]]:
     for line in lines[:-1]:
         name = line[6:].split(":", 1)[0]
         by_name[name] = line
-    assert lines[-1] in (f"all {len(by_name)} checks passed",) or "checks failed" in lines[-1]
+    tags = [line[:6] for line in lines[:-1]]
+    counts = {tag: tags.count(tag) for tag in ("ok    ", "FAIL  ", "skip  ")}
+    assert sum(counts.values()) == len(lines) - 1  # every line tagged
+    assert lines[-1] == doctor.tally(counts["ok    "], counts["FAIL  "], counts["skip  "])
     return status, by_name
 
 
@@ -285,7 +290,21 @@ def test_the_command_line(config, capsys):
     out = capsys.readouterr().out
     assert status == 1
     assert "FAIL  reader: no " in out
-    assert out.splitlines()[-1].endswith("checks failed")
+    assert re.fullmatch(
+        r"FAIL  \d+ checks? failed, \d+ passed(, \d+ skipped)?", out.splitlines()[-1]
+    )
+
+
+def test_the_tally_counts_skips_apart_from_passes():
+    assert doctor.tally(9, 2, 5) == "FAIL  2 checks failed, 9 passed, 5 skipped"
+    assert doctor.tally(9, 1, 0) == "FAIL  1 check failed, 9 passed"
+    assert doctor.tally(9, 0, 5) == "ok    9 checks passed, none failed, 5 skipped"
+    assert doctor.tally(1, 0, 0) == "ok    all 1 check passed"
+
+
+def test_a_detail_of_several_lines_is_one_tagged_line():
+    check = Check("reader", False, "no frame:\n  the port said\nnothing", "plug it\nin")
+    assert check.line() == "FAIL  reader: no frame: the port said nothing. Fix: plug it in"
 
 
 def test_spi_must_be_off_because_the_case_keeper_drives_spi0s_pins_itself(config, tmp_path):
@@ -594,3 +613,46 @@ def test_the_pin_factory_gpiozero_chose_without_falling_back_is_named(config, mo
     factory.close()
     Device.pin_factory = None
     assert check.line().startswith("ok    gpio: lgpio pin factory (chosen by gpiozero")
+
+
+class Board(MockFactory):
+    """Mock pins that the doctor takes for a real board's (only the mock's are skipped)."""
+
+
+def test_oe_on_the_kernels_pwm_is_left_to_it_and_said_to_wake_nothing(config, tmp_path):
+    from tests.test_pwm import fake_chip
+
+    table = load_config(config, environ={})
+    fake_chip(tmp_path / "pwm", "brcm,bcm2835-pwm")
+    check = pwm_check(table, Board(), pwm_root=tmp_path / "pwm")
+    assert check.line() == (
+        "ok    pwm: leds.enable GPIO18 is the kernel's PWM (pwmchip0 channel 0): nothing wakes"
+    )
+    factory = Board()
+    try:
+        lines = {c.name: c.line() for c in doctor._pins(table, factory, tmp_path / "pwm")}
+    finally:
+        factory.close()
+    # Opened as a GPIO it would be taken from the PWM until the next boot.
+    assert lines["GPIO18"] == (
+        "skip  GPIO18: leds.enable is the kernel's PWM (pwmchip0 channel 0), not opened: see pwm"
+    )
+
+
+def test_dimming_by_software_is_said_and_fails_where_the_pin_has_hardware_pwm(config, tmp_path):
+    table = load_config(config, environ={})
+    none = tmp_path / "no-pwm"
+    dim = dataclasses.replace(table, leds=dataclasses.replace(table.leds, brightness=0.5))
+    check = pwm_check(dim, Board(), pwm_root=none)
+    assert check.line() == (
+        "FAIL  pwm: leds.enable GPIO18 has no kernel PWM (the pwm overlay): software PWM, "
+        "800 wake-ups a second. Fix: add dtoverlay=pwm,pin=18,func=2 to "
+        "/boot/firmware/config.txt (sudo make install does), then reboot"
+    )
+    assert pwm_check(table, Board(), pwm_root=none).ok is True  # full brightness: no PWM
+    elsewhere = dataclasses.replace(dim, leds=dataclasses.replace(dim.leds, enable=5))
+    assert pwm_check(elsewhere, Board(), pwm_root=none).line() == (
+        "ok    pwm: leds.enable GPIO5 has no hardware PWM: dimmed by software PWM, "
+        "800 wake-ups a second (GPIO 12, 13, 18 and 19 dim in hardware)"
+    )
+    assert pwm_check(dim, MockFactory(), pwm_root=none).ok is None

@@ -113,10 +113,18 @@ class Shell:
         self.port = _free_port()
         (table / "config.toml").write_text(TABLE_CONFIG.format(folder=table, port=self.port))
         self.env = {k: v for k, v in os.environ.items() if not k.startswith("FARO_PI")}
-        # faro-pi on the PATH, as once installed on the Pi
-        self.env["PATH"] = f"{VENV_BIN}{os.pathsep}{self.env.get('PATH', '')}"
+        # a fresh clone's: no faro-pi on the PATH (make sim and make test put it in .venv/bin)
+        self.env["PATH"] = os.pathsep.join(
+            folder
+            for folder in self.env.get("PATH", "").split(os.pathsep)
+            if folder and not (Path(folder) / "faro-pi").exists()
+        )
         self.daemon: subprocess.Popen | None = None
         self.skipped: list[tuple[str, str]] = []
+
+    def installed(self) -> None:
+        """From here on faro-pi is on the PATH, as once installed on the Pi."""
+        self.env["PATH"] = f"{VENV_BIN}{os.pathsep}{self.env['PATH']}"
 
     def rewrite(self, line: str) -> str:
         """The line as it runs here: the Pi's config and journal folder are the test's table's,
@@ -209,12 +217,15 @@ class Shell:
         assert self.daemon.returncode == 0, errors
 
 
-def check(line: str, done: subprocess.CompletedProcess, folder: Path) -> None:
+def check(line: str, done: subprocess.CompletedProcess, shell: Shell) -> None:
     """What the README promises of a command beyond its exit status."""
+    folder = shell.folder
     if "faro-pi doctor" in line:
         # No reader is plugged in here: its check alone may fail, and then doctor exits 1.
-        failed = [out for out in done.stdout.splitlines() if out.startswith("FAIL")]
+        *checks, tally = done.stdout.splitlines()
+        failed = [out for out in checks if out.startswith("FAIL")]
         assert all(out.split()[1] == "reader:" for out in failed), done.stdout
+        assert tally.startswith("FAIL  1 check failed" if failed else "ok    "), tally
         assert done.returncode == (1 if failed else 0), done.stdout
         return
     assert done.returncode == 0, f"{line}\n{done.stdout}\n{done.stderr}"
@@ -223,19 +234,29 @@ def check(line: str, done: subprocess.CompletedProcess, folder: Path) -> None:
         summary = json.loads((folder / "sim-out" / "summary.json").read_text())
         assert json.loads(done.stdout)["balances"] == summary["balances"]
         assert summary["cards"] > 0
+    if _without_comment(line) == "make sim":
+        # The command the simulator prints runs as printed, from the same folder.
+        [printed] = [out for out in done.stdout.splitlines() if out.startswith("replay it: ")]
+        replayed = shell.run(printed.removeprefix("replay it: "))
+        assert replayed is not None and replayed.returncode == 0, replayed
 
 
 def test_every_shell_command_of_the_readme_runs_here(tmp_path):
     started = time.perf_counter()
     shell = Shell(tmp_path)
-    blocks = shell_blocks(README.read_text())
-    assert blocks
+    text = README.read_text()
+    at_the_pi = text.index("\n## Running the table\n")  # before it, a fresh clone's commands
+    clones, pis = shell_blocks(text[:at_the_pi]), shell_blocks(text[at_the_pi:])
+    assert clones and pis
     try:
-        for block in blocks:
+        for block in [*clones, None, *pis]:
+            if block is None:
+                shell.installed()
+                continue
             for line in block:
                 done = shell.run(line)
                 if done is not None:
-                    check(line, done, tmp_path)
+                    check(line, done, shell)
     finally:
         shell.stop_daemon()
     for line, why in shell.skipped:

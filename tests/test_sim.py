@@ -271,3 +271,32 @@ def test_the_house_demo_on_the_simulated_table(tmp_path):
     bets = [event_from_json(json.loads(line)) for line in lines if '"bet"' in line]
     assert any(isinstance(b, Bet) and b.weight % 2 for b in bets)
     assert any(s.weight % 2 for s in settled)  # an odd weight, settled
+
+
+@pytest.mark.parametrize("speed", ["-1", "nan", "inf", "fast"])
+def test_a_speed_that_is_no_pace_is_refused_with_what_to_give(speed, tmp_path):
+    done = subprocess.run(
+        [sys.executable, "-m", "faro_pi", "sim", "--speed", speed, "--out", str(tmp_path)],
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert "faro-pi sim: error: argument --speed: " in done.stderr
+    assert "0 deals as fast as it can" in done.stderr or "is not a number" in done.stderr
+    assert list(tmp_path.iterdir()) == []  # nothing played
+
+
+def test_the_printed_replay_command_is_this_faro_pi(tmp_path, monkeypatch):
+    """``make sim`` runs .venv/bin/faro-pi, which is on no PATH: the line printed to replay
+    the night names it so; an installed one (found on PATH) is plain faro-pi."""
+    from faro_pi.sim.run import this_command
+
+    local = tmp_path / ".venv" / "bin"
+    local.mkdir(parents=True)
+    (local / "faro-pi").write_text("#!/bin/sh\n")
+    (local / "faro-pi").chmod(0o755)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("PATH", "/usr/bin:/bin")
+    assert this_command(".venv/bin/faro-pi") == ".venv/bin/faro-pi"
+    monkeypatch.setenv("PATH", f"{local}:/usr/bin:/bin")
+    assert this_command(str(local / "faro-pi")) == "faro-pi"
+    assert this_command("/x/faro_pi/__main__.py") == f"{sys.executable} -m faro_pi"

@@ -13,6 +13,8 @@ import argparse
 import asyncio
 import json
 import logging
+import shlex
+import shutil
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -281,6 +283,19 @@ def _write(out: Path, table: SimulatedTable, summary: dict) -> None:
     (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
 
 
+def this_command(started: str | None = None) -> str:
+    """How to run this faro-pi again from the current folder, for a command it prints:
+    ``faro-pi`` where PATH finds this very one (installed), else the path it was started
+    by (``.venv/bin/faro-pi`` after ``make sim``, which is on no PATH)."""
+    started = sys.argv[0] if started is None else started
+    if Path(started).name != "faro-pi":  # python -m faro_pi, or a test's own runner
+        return f"{shlex.quote(sys.executable)} -m faro_pi"
+    found = shutil.which("faro-pi")
+    if found and Path(found).resolve() == Path(started).resolve():
+        return "faro-pi"
+    return shlex.quote(started)
+
+
 def main(args: argparse.Namespace) -> int:
     try:
         if args.scenario:
@@ -298,5 +313,5 @@ def main(args: argparse.Namespace) -> int:
     balances = "  ".join(f"{name} {amount:+d}" for name, amount in summary["balances"].items())
     print(f"balances: {balances}   leaders: {', '.join(summary['leaders'])}")
     print(f"wrote {', '.join(str(out / name) for name in OUTPUTS[:5])}")
-    print(f"replay it: faro-pi replay {out / 'events.jsonl'}")
+    print(f"replay it: {this_command()} replay {shlex.quote(str(out / 'events.jsonl'))}")
     return summary["status"]

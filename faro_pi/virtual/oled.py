@@ -237,10 +237,14 @@ class VirtualOled:
 
     def save_gif(self, path: str | Path, scale: int = 2) -> None:
         """The pictures as an animated GIF, ``scale`` times larger, each for as long as it
-        was on the glass (the last for two seconds)."""
+        was on the glass (the last for two seconds).
+
+        Each frame goes to the GIF writer in mode "L": Pillow before 10 (Debian Bookworm's
+        9.4) has no palette for a mode "1" frame and fails on it.
+        """
         shots = self.pictures or [(time.monotonic(), self.image())]
         frames = [
-            picture.resize((WIDTH * scale, HEIGHT * scale), Image.Resampling.NEAREST)
+            picture.resize((WIDTH * scale, HEIGHT * scale), Image.Resampling.NEAREST).convert("L")
             for _, picture in shots
         ]
         times = [at for at, _ in shots]

@@ -2,8 +2,8 @@
 
 Prints: card frame to acknowledgement (median, p99) beside a bare 64-byte
 write+fsync on the same disk (the floor of a durable acknowledgement);
-start-up to READY=1, empty and with a 10,000-event journal; idle CPU; and
-resident memory after a pack.
+start-up to READY=1, empty and with a 10,000-event journal; idle CPU;
+resident memory after a pack; and SIGTERM to exit, as a club runs the table.
 """
 
 from __future__ import annotations
@@ -85,12 +85,16 @@ class Child:
                 return int(line.split()[1]) / 1024
         return float("nan")
 
-    def stop(self) -> None:
+    def stop(self) -> float:
+        """SIGTERM; the seconds until the process has exited."""
+        start = time.perf_counter()
         self.proc.terminate()
         self.proc.wait()
+        stopped = time.perf_counter() - start
         os.close(self.master)
         os.close(self.slave)
         self.notify.close()
+        return stopped
 
 
 class CommitProbe:
@@ -196,6 +200,57 @@ def cpu_per_card(
     return results
 
 
+STOP_CONFIG = """\
+[reader]
+port = "{folder}/reader"
+
+[journal]
+path = "journal.sqlite3"
+
+[gpio]
+pin_factory = "mock"
+
+[leds]
+driver = "74hc595"
+brightness = 0.5
+
+[display]
+driver = "dummy"
+
+[console]
+port = {port}
+token = "bench-token-0123456789abcdef0123"
+"""
+
+
+def sigterm_to_exit(base: Path, runs: int = 10) -> list[float]:
+    """Seconds from SIGTERM to the exit of a table as a club runs it: the case keeper
+    dimmed and the OLED drawing, the console up with a phone's event stream and a
+    kept-alive connection open, a pack under way."""
+    times = []
+    for run in range(runs):
+        folder = base / f"stop-{run}"
+        folder.mkdir()
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            port = probe.getsockname()[1]
+        (folder / "config.toml").write_text(STOP_CONFIG.format(folder=folder, port=port))
+        child = Child(folder)
+        child.exchange(Hello(0, "bench").to_bytes())
+        for seq, card in enumerate(DECK[:9], start=1):
+            child.exchange(CardFrame(seq, card).to_bytes())
+        phones = []
+        for path in ("/api/events", "/api/state"):
+            phone = socket.create_connection(("127.0.0.1", port))
+            phone.sendall(f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".encode())
+            phone.recv(65536)  # answered (the stream's first state); the connection stays
+            phones.append(phone)
+        times.append(child.stop())
+        for phone in phones:
+            phone.close()
+    return times
+
+
 def main() -> None:
     acks, ready, idle, rss = [], [], [], []
     rng = random.Random(7)
@@ -246,6 +301,7 @@ def main() -> None:
             restarts.append(child.ready_after)
             child.stop()
         echoes = echo_round_trips(base)
+        stops = sigterm_to_exit(base)
 
     print(f"\ndaemon on a pty, {RUNS} fresh journals, one pack each")
     report("card frame to its acknowledgement", acks)
@@ -265,6 +321,7 @@ def main() -> None:
     report("start-up to READY=1, new journal", ready, "ms", 1e3)
     report("start-up to READY=1, 10,000-event journal", restarts, "ms", 1e3)
     report("idle CPU, share of one core", idle, "%", 100)
+    report("SIGTERM to exit: LEDs, OLED, console, 2 phones", stops, "ms", 1e3)
     print(f"{'resident memory after a pack':<48} median {sorted(rss)[len(rss) // 2]:9.1f} MiB")
 
 
