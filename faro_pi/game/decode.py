@@ -9,7 +9,6 @@ falls back on this one.
 
 from __future__ import annotations
 
-import unicodedata
 from typing import Any
 
 from faro_pi.game.cards import (
@@ -37,10 +36,8 @@ from faro_pi.game.events import (
     Void,
 )
 from faro_pi.game.exc import Refused
+from faro_pi.game.names import normal_name, require_text, seat_name
 from faro_pi.game.profile import DEFAULT_PROFILE, MAX_WEIGHT, options_for
-
-MAX_NAME = 24
-"""Code points in a participant's name, so that it fits the OLED and a log line."""
 
 
 def _given(obj: dict, key: str, rule: str) -> Any:
@@ -55,23 +52,6 @@ def _player(obj: dict, key: str = "player") -> str:
     if not isinstance(name, str) or not name.strip():
         raise Refused("player", f"{key!r} must be a participant's name")
     return normal_name(name)
-
-
-def normal_name(name: str) -> str:
-    """A name as seats compare it: trimmed, then in Unicode's composed form (NFC)."""
-    return unicodedata.normalize("NFC", name.strip())
-
-
-def seat_name(name: object, key: str = "player") -> str:
-    """A name fit to seat: 1 to 24 code points once normalised, and no control characters."""
-    if not isinstance(name, str):
-        raise Refused("name", f"{key!r} must be a participant's name, not {name!r}")
-    name = normal_name(name)
-    if not 1 <= len(name) <= MAX_NAME:
-        raise Refused("name", f"a name has 1 to {MAX_NAME} characters, not {len(name)}")
-    if any(unicodedata.category(c) == "Cc" for c in name):
-        raise Refused("name", f"{name!r}: a name may not hold control characters")
-    return name
 
 
 def _weight(obj: dict) -> int:
@@ -230,4 +210,5 @@ def event_from_json(obj: Any) -> Event:
     if parse is None:
         known = ", ".join(_PARSERS)
         raise Refused("event", f"unknown event type {obj.get('type')!r}; known: {known}")
+    require_text(obj, kind)
     return parse(obj)

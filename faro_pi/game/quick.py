@@ -15,7 +15,7 @@ from typing import Any
 import msgspec
 
 from faro_pi.game.cards import CARD_BY_CODE, COLOURS, RANK_BY_CODE, Card
-from faro_pi.game.decode import MAX_NAME, event_from_json
+from faro_pi.game.decode import event_from_json
 from faro_pi.game.events import (
     ALARM_KINDS,
     CLEAR,
@@ -34,6 +34,7 @@ from faro_pi.game.events import (
     Session,
     Void,
 )
+from faro_pi.game.names import MAX_NAME
 from faro_pi.game.profile import PROFILES
 
 # -- the quick path from a line of JSON -------------------------------------------------
