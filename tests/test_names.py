@@ -14,9 +14,14 @@ import json
 import pytest
 
 from faro_pi.exc import Refused
+from faro_pi.game.confusables import prototypes
 from faro_pi.game.decode import event_from_json
+from faro_pi.game.events import Join, Leave, Session
+from faro_pi.game.names import resembles, skeleton
 from faro_pi.game.quick import decode_event
+from faro_pi.game.rules import Table
 from tests.test_console import console_config, console_table
+from tools import confusables_table
 
 LONE = ["\ud800x", "Z\udc80", "\udfff", "A\ud83dB"]
 """Lone surrogates: high without low, low alone, and a high between two letters."""
@@ -105,7 +110,82 @@ def test_the_console_refuses_a_lone_surrogate_with_422_and_the_table_goes_on(tmp
             assert lookout.daemon.journal.count() == rows
             state = await lookout.state()
             assert state["seats"] == ["Ann", "Bob", "Cy"]
+            await lookout.refused({"type": "join", "player": "\u0410nn"}, "look-alike", 409)
+            await lookout.refused({"type": "join", "player": "A\u202enn"}, "name", 422)
             await lookout.enter({"type": "join", "player": "Dee"})
             assert (await lookout.state())["seats"] == ["Ann", "Bob", "Cy", "Dee"]
 
     asyncio.run(scenario())
+
+
+ANNS = {
+    "\u0410nn": "look-alike",  # Cyrillic capital A
+    "\uff21nn": "look-alike",  # fullwidth A
+    "A\u0578n": "look-alike",  # Armenian vo, an n
+    "ANN": "look-alike",  # the same name in capitals
+    "An\u200bn": "name",  # zero-width space
+    "An\u200dn": "name",  # zero-width joiner
+    "\ufeffAnn": "name",  # byte-order mark
+    "An\u034fn": "name",  # combining grapheme joiner
+    "\u202eAnn": "name",  # right-to-left override
+    "Ann\u2066": "name",  # a bidi isolate
+}
+"""Names that all print "Ann", with the rule that refuses each beside a seated Ann."""
+
+
+@pytest.mark.parametrize("name", ANNS)
+def test_a_name_that_looks_like_a_seated_one_is_refused_naming_the_seat(name):
+    table = Table()
+    table.apply(Session(("Ann", "Bob", "Cy"), "Cy"))
+    with pytest.raises(Refused) as caught:
+        table.apply(decode_event(json.dumps({"type": "join", "player": name})))
+    assert caught.value.rule == ANNS[name]
+    if ANNS[name] == "look-alike":
+        assert "'Ann'" in caught.value.message
+    else:
+        assert "U+" in caught.value.message  # which character, by its code point and name
+    assert table.seats == ("Ann", "Bob", "Cy")
+    session = {"type": "session", "seats": ["Ann", name, "Cy"], "banker": "Cy"}
+    with pytest.raises(Refused) as caught:  # in one session as well
+        Table().apply(decode_event(json.dumps(session)))
+    assert caught.value.rule == ANNS[name]
+
+
+def test_names_that_read_differently_sit_together_and_one_who_left_comes_back():
+    table = Table()
+    table.apply(Session(("Ann", "Anne", "Bob", "Zoë", "Ян"), "Bob"))
+    table.apply(Leave("Ann"))
+    table.apply(Join("Ann"))  # the very name: the same participant again
+    assert table.seats == ("Anne", "Bob", "Zoë", "Ян", "Ann")
+    table.apply(Leave("Zoë"))
+    with pytest.raises(Refused) as caught:  # nor a look-alike of one who left tonight
+        table.apply(Join("Zo\u0435\u0308"))  # Cyrillic e with a diaeresis
+    assert caught.value.rule == "look-alike" and "Zoë" in caught.value.message
+
+
+def test_the_skeleton_is_unicodes():
+    assert skeleton("\u0410nn") == skeleton("Ann")  # Cyrillic А → A
+    assert skeleton("rn") == skeleton("m")  # a sequence for a letter
+    assert skeleton("I") == skeleton("l") == skeleton("1")
+    assert skeleton("Ann") != skeleton("Anne")
+    assert resembles("\uff21NN", ["Bob", "Ann"]) == "Ann"
+    assert resembles("Ann", ["Ann"]) is None  # a name does not resemble itself
+
+
+def test_the_table_is_made_by_its_script_from_unicodes_file(tmp_path):
+    source = tmp_path / "confusables.txt"
+    source.write_text(
+        "\ufeff# confusables.txt\n# Date: 2020-02-13, 01:38:49 GMT\n# Version: 13.0.0\n"
+        "0410 ;\t0041 ;\tMA\t# ( \u0410 → A ) CYRILLIC CAPITAL LETTER A\n"
+        "006D ;\t0072 006E ;\tMA\t# ( m → rn ) LATIN SMALL LETTER M\n"
+        "1D400 ;\t0041 ;\tMA\t# ( 𝐀 → A ) MATHEMATICAL BOLD CAPITAL A\n",
+        encoding="utf-8",
+    )
+    out = tmp_path / "table.py"
+    assert confusables_table.main([str(source), "--out", str(out)]) == 0
+    made: dict = {}
+    exec(compile(out.read_text(encoding="utf-8"), str(out), "exec"), made)
+    assert made["prototypes"]() == {"\u0410": "A", "m": "rn", "\U0001d400": "A"}
+    assert made["VERSION"] == "version 13.0.0 of 2020-02-13, 01:38:49 GMT"
+    shipped = prototypes()
+    assert len(shipped) > 6000 and shipped["\u0578"] == "n" and shipped["\uff21"] == "A"
