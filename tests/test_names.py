@@ -189,3 +189,16 @@ def test_the_table_is_made_by_its_script_from_unicodes_file(tmp_path):
     assert made["VERSION"] == "version 13.0.0 of 2020-02-13, 01:38:49 GMT"
     shipped = prototypes()
     assert len(shipped) > 6000 and shipped["\u0578"] == "n" and shipped["\uff21"] == "A"
+
+
+def test_the_rules_check_names_made_in_code_too():
+    """An event built in code, not read from JSON, meets the same rules."""
+    for session in (Session(("\ud800x", "Bob"), "Bob"), Session(("Ann", "B\u200bob"), "Ann")):
+        with pytest.raises(Refused) as caught:
+            Table().apply(session)
+        assert caught.value.rule == "name"
+    table = Table()
+    table.apply(Session(("Ann", "Bob"), "Bob"))
+    with pytest.raises(Refused) as caught:
+        table.apply(Join("Z\udc80"))
+    assert caught.value.rule == "name" and table.seats == ("Ann", "Bob")

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from faro_pi.game.events import Close, Join, Leave, Session
 from faro_pi.game.exc import Refused
-from faro_pi.game.names import resembles
+from faro_pi.game.names import resembles, seat_name
 from faro_pi.game.pack import Stage
 from faro_pi.game.profile import DEFAULT_PROFILE, MAX_WEIGHT, PROFILES
 from faro_pi.game.state import TableState, require_open
@@ -32,6 +32,7 @@ def seat(state: TableState, session: Session) -> None:
     if len(set(names)) != len(names):
         raise Refused("seats", "each participant is seated once: the names must differ")
     for i, name in enumerate(names):
+        seat_name(name, "seats")  # an event made in code, not read from JSON, is checked too
         _unlike(name, names[:i])
     if session.banker is None:
         raise Refused("banker", "name the banker (one of the seats)")
@@ -56,6 +57,7 @@ def join(state: TableState, event: Join) -> None:
     _seated(state)
     if event.player in state.seats:
         raise Refused("seats", f"{event.player} is seated already")
+    seat_name(event.player)
     _unlike(event.player, (*state.seats, *state.balances))  # one who left may come back
     if len(state.seats) >= MAX_SEATS:
         raise Refused("seats", f"the table is full: {MAX_SEATS} are seated")
