@@ -392,6 +392,7 @@ def test_every_refusal_of_the_rules_answers_409_with_its_rule_and_changes_nothin
 
             await t.enter({"type": "session", "seats": SEATS, "banker": "Cy"})
             await t.refused({"type": "session", "seats": SEATS, "banker": "Cy"}, "one-session")
+            await t.refused({"type": "join", "player": "\u0410nn"}, "look-alike")  # Cyrillic
             anywhere = {"type": "bet", "player": "Ann", "weight": 2}
             await t.refused({**anywhere, "ranks": ["9", "10"]}, "combinations")
             await t.refused({**anywhere, "high_card": True}, "high-card")

@@ -49,7 +49,7 @@ from faro_pi.game.pack import (
 from faro_pi.game.profile import Options
 from faro_pi.game.seats import leaders
 from faro_pi.game.settle import settle_calls, settle_pair, take_off
-from faro_pi.game.state import PackRecord, Pair, TableState, require_open
+from faro_pi.game.state import PackRecord, Pair, TableState, require_open, require_room
 
 BALANCE_GUARD = 2**52
 """Past this no new weight is taken, so no balance passes 2**53 - 1, the largest whole number
@@ -231,6 +231,7 @@ class Table:
         self._entrant(bet.player)
         self._check_weight(bet.weight)
         s = self.state
+        require_room(s, bet.player)
         if bet.high_card:
             if not s.options.high_card:
                 raise Refused("high-card", "there is no high-card space at this table")
@@ -329,6 +330,7 @@ class Table:
         self._entrant(call.player)
         self._check_weight(call.weight)
         check_call(self.state, call)
+        require_room(self.state, call.player)
         self.state.calls.append(call)
 
     def _settle_calls(self) -> None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from faro_pi.game.events import MAX_SEATS, MIN_SEATS, Close, Join, Leave, Session
 from faro_pi.game.exc import Refused
+from faro_pi.game.names import resembles, seat_name
 from faro_pi.game.pack import Stage
 from faro_pi.game.profile import DEFAULT_PROFILE, MAX_WEIGHT, PROFILES
 from faro_pi.game.state import TableState, require_open
@@ -28,6 +29,9 @@ def seat(state: TableState, session: Session) -> None:
         )
     if len(set(names)) != len(names):
         raise Refused("seats", "each participant is seated once: the names must differ")
+    for i, name in enumerate(names):
+        seat_name(name, "seats")  # an event made in code, not read from JSON, is checked too
+        _unlike(name, names[:i])
     if session.banker is None:
         raise Refused("banker", "name the banker (one of the seats)")
     if session.banker not in names:
@@ -51,11 +55,24 @@ def join(state: TableState, event: Join) -> None:
     _seated(state)
     if event.player in state.seats:
         raise Refused("seats", f"{event.player} is seated already")
+    seat_name(event.player)
+    _unlike(event.player, (*state.seats, *state.balances))  # one who left may come back
     if len(state.seats) >= MAX_SEATS:
         raise Refused("seats", f"the table is full: {MAX_SEATS} are seated")
     require_open(state)
     state.seats = (*state.seats, event.player)
     state.balances.setdefault(event.player, 0)
+
+
+def _unlike(name: str, others) -> None:
+    """Refuses a name that looks like another one of the night's (a Cyrillic А, a fullwidth Ａ)."""
+    like = resembles(name, others)
+    if like is not None:
+        raise Refused(
+            "look-alike",
+            f"{name!r} looks like {like!r}, already at this table tonight: "
+            "choose a name that reads differently",
+        )
 
 
 def leave(state: TableState, event: Leave) -> None:

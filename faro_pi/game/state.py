@@ -115,6 +115,29 @@ def _copied(value):
     return value  # immutable: tuples, strings, numbers, frozen events
 
 
+MAX_HELD = 100
+"""Predictions and calls one player may have standing at once. A prediction each way on
+every place of the layout (13 ranks, 23 combinations, the high card) is 74; a player at a
+real table holds a handful. The bound keeps the layout, and every answer that carries it,
+from growing without end."""
+
+
+def require_room(state: TableState, player: str) -> None:
+    """Refuses a new prediction or call from a player who has :data:`MAX_HELD` standing."""
+    if sum(map(len, state.layout)) + len(state.high) + len(state.calls) < MAX_HELD:
+        return  # fewer in all than the bound (a combination counted at each rank): no need
+    held = sum(1 for call in state.calls if call.player == player)
+    held += sum(1 for bet in state.high if bet.player == player)
+    for rank, stack in enumerate(state.layout):  # a combination counts once, at its first rank
+        held += sum(1 for b in stack if b.player == player and (b.ranks or (rank,))[0] == rank)
+    if held >= MAX_HELD:
+        raise Refused(
+            "held",
+            f"{player} has {held} predictions and calls standing, the most one player may "
+            "hold at once: take some back first",
+        )
+
+
 def require_open(state: TableState) -> None:
     """Refuses, naming the reason, when entries are not open now."""
     exposed = len(state.pack.exposed)

@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import fcntl
 import json
 import logging
+import os
 import shlex
 import shutil
 import sys
@@ -73,6 +75,13 @@ OUTPUTS = (
     "summary.json",
     "config.toml",
 )
+REPLACED = (*OUTPUTS, "journal.sqlite3-wal", "journal.sqlite3-shm", "reader")
+"""What a run deletes and writes again in its folder."""
+MARK = "faro-pi-sim.txt"
+MARK_TEXT = (
+    "faro-pi sim wrote this folder: its journal is a simulated table's, replaced at each run.\n"
+)
+"""Written before anything else: only a folder that holds it has its files replaced."""
 
 
 @dataclass
@@ -196,15 +205,54 @@ class SimulatedTable:
 
 
 def _prepare(out: Path) -> Path:
-    """A fresh output folder: the simulator's own files from a last run are replaced."""
+    """A fresh output folder: the simulator's own files from a last run are replaced.
+
+    Only its own: a folder that holds a journal or a config the simulator did
+    not write (a real table's, pointed at by mistake) is refused, and so is one
+    whose journal a running daemon or simulator holds.
+    """
+    _refuse_foreign(out)
     out.mkdir(parents=True, exist_ok=True)
-    for name in (*OUTPUTS, "journal.sqlite3-wal", "journal.sqlite3-shm", "reader"):
+    (out / MARK).write_text(MARK_TEXT)
+    for name in REPLACED:
         path = out / name
         if path.is_symlink() or path.is_file():
             path.unlink()
     config = out / "config.toml"
     config.write_text(SIM_CONFIG.format(port=(out / "reader").absolute()))
     return config
+
+
+def _refuse_foreign(out: Path) -> None:
+    found = [name for name in REPLACED if (out / name).is_symlink() or (out / name).exists()]
+    if not found:
+        return
+    if not (out / MARK).is_file():
+        raise FaroError(
+            f"{out} holds {', '.join(found)}, which faro-pi sim did not write (no {MARK}): "
+            "a run would delete them. Give --out a new folder, or one an earlier "
+            "faro-pi sim wrote (one older than the mark has none: delete it first)"
+        )
+    if _held(out / "journal.sqlite3"):
+        raise FaroError(
+            f"{out / 'journal.sqlite3'} is held by a running faro-pi (a daemon, or another "
+            "faro-pi sim): stop it first, or give --out another folder"
+        )
+
+
+def _held(journal: Path) -> bool:
+    """Whether a process holds the journal's writer lock (the daemon's ``flock``)."""
+    try:
+        fd = os.open(journal, os.O_RDONLY | os.O_CLOEXEC)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    finally:
+        os.close(fd)  # and with it the shared lock
+    return False
 
 
 async def simulate(steps: list[dict], out: Path, speed: float = 1.0, screen=None) -> dict:
@@ -308,6 +356,11 @@ def main(args: argparse.Namespace) -> int:
         print(f"faro-pi sim: {exc}", file=sys.stderr)
         return 2
     out = Path(args.out)
+    try:
+        _refuse_foreign(out)
+    except FaroError as exc:
+        print(f"faro-pi sim: {exc}", file=sys.stderr)
+        return 2
     with screen_for(sys.stdout, steps) as screen:
         summary = asyncio.run(simulate(steps, out, args.speed, screen))
     balances = "  ".join(f"{name} {amount:+d}" for name, amount in summary["balances"].items())
