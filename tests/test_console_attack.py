@@ -281,7 +281,9 @@ def test_a_thousand_idle_connections_neither_choke_the_console_nor_slow_the_card
 # -- the request's deadline and the door --------------------------------------------------
 
 
-def test_a_request_that_never_ends_is_closed_and_a_whole_one_is_answered(tmp_path, monkeypatch):
+async def test_a_request_that_never_ends_is_closed_and_a_whole_one_is_answered(
+    tmp_path, monkeypatch
+):
     monkeypatch.setattr(guest, "REQUEST_TIMEOUT", 0.3)
     console_config(tmp_path)
 
@@ -291,76 +293,70 @@ def test_a_request_that_never_ends_is_closed_and_a_whole_one_is_answered(tmp_pat
                 pass
         return True
 
-    async def scenario():
-        async with console_table(tmp_path) as lookout:
-            port = lookout.console.port
-            silent = await asyncio.open_connection("127.0.0.1", port)  # never says a word
-            partial = await asyncio.open_connection("127.0.0.1", port)
-            partial[1].write(PARTIAL_HEAD)
-            body = await asyncio.open_connection("127.0.0.1", port)  # a body that stops
-            body[1].write(
-                b"POST /api/events HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json"
-                b"\r\nAuthorization: Bearer " + lookout.console.token.encode() + b"\r\n"
-                b'Content-Length: 100\r\n\r\n{"type": "sess'
-            )
-            kept = await asyncio.open_connection("127.0.0.1", port)  # kept alive, then stops
-            kept[1].write(b"GET /api/state HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
-            await kept[0].readuntil(b"\r\n\r\n")
-            kept[1].write(PARTIAL_HEAD)
-            async with lookout.http.stream("GET", "/api/events") as stream:
-                lines = stream.aiter_lines()
-                for reader, _ in (silent, partial, body, kept):
-                    assert await closed_within(reader, 2.0)
-                # A request under way has no deadline: the stream is open past it.
-                await lookout.enter({"type": "session", "seats": SEATS})
-                async for line in lines:
-                    if line.startswith("data: ") and json.loads(line[6:])["seats"]:
-                        break
-            assert lookout.daemon.journal.count() == 1
-            assert (await lookout.state())["seats"] == SEATS
-            for _, writer in (silent, partial, body, kept):
-                writer.close()
-
-    asyncio.run(scenario())
+    async with console_table(tmp_path) as lookout:
+        port = lookout.console.port
+        silent = await asyncio.open_connection("127.0.0.1", port)  # never says a word
+        partial = await asyncio.open_connection("127.0.0.1", port)
+        partial[1].write(PARTIAL_HEAD)
+        body = await asyncio.open_connection("127.0.0.1", port)  # a body that stops
+        body[1].write(
+            b"POST /api/events HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json"
+            b"\r\nAuthorization: Bearer " + lookout.console.token.encode() + b"\r\n"
+            b'Content-Length: 100\r\n\r\n{"type": "sess'
+        )
+        kept = await asyncio.open_connection("127.0.0.1", port)  # kept alive, then stops
+        kept[1].write(b"GET /api/state HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        await kept[0].readuntil(b"\r\n\r\n")
+        kept[1].write(PARTIAL_HEAD)
+        async with lookout.http.stream("GET", "/api/events") as stream:
+            lines = stream.aiter_lines()
+            for reader, _ in (silent, partial, body, kept):
+                assert await closed_within(reader, 2.0)
+            # A request under way has no deadline: the stream is open past it.
+            await lookout.enter({"type": "session", "seats": SEATS})
+            async for line in lines:
+                if line.startswith("data: ") and json.loads(line[6:])["seats"]:
+                    break
+        assert lookout.daemon.journal.count() == 1
+        assert (await lookout.state())["seats"] == SEATS
+        for _, writer in (silent, partial, body, kept):
+            writer.close()
 
 
-def test_a_full_console_shows_out_the_longest_idle_and_answers_503_when_all_are_busy(
+async def test_a_full_console_shows_out_the_longest_idle_and_answers_503_when_all_are_busy(
     tmp_path, monkeypatch
 ):
     monkeypatch.setattr(guest, "CONNECTIONS", 8)
     console_config(tmp_path)
 
-    async def scenario():
-        async with console_table(tmp_path) as lookout:
-            port = lookout.console.port
-            assert lookout.console.server.server_state.limit == 8
-            idle = []
-            for _ in range(20):
-                idle.append(await asyncio.open_connection("127.0.0.1", port))
-                idle[-1][1].write(PARTIAL_HEAD)
-                await asyncio.sleep(0.01)
-            assert status_of(await ask(port, get("/api/state"))) == 200
-            # Twelve made room for the last eight; the new client, for itself.
-            assert [await closed(reader) for reader, _ in idle] == [True] * 13 + [False] * 7
-            for _, writer in idle:
-                writer.close()
-            await asyncio.sleep(0.1)
+    async with console_table(tmp_path) as lookout:
+        port = lookout.console.port
+        assert lookout.console.server.server_state.limit == 8
+        idle = []
+        for _ in range(20):
+            idle.append(await asyncio.open_connection("127.0.0.1", port))
+            idle[-1][1].write(PARTIAL_HEAD)
+            await asyncio.sleep(0.01)
+        assert status_of(await ask(port, get("/api/state"))) == 200
+        # Twelve made room for the last eight; the new client, for itself.
+        assert [await closed(reader) for reader, _ in idle] == [True] * 13 + [False] * 7
+        for _, writer in idle:
+            writer.close()
+        await asyncio.sleep(0.1)
 
-            streams = []  # eight phones following the table: every connection is busy
-            for _ in range(8):
-                streams.append(await asyncio.open_connection("127.0.0.1", port))
-                streams[-1][1].write(get("/api/events"))
-                await streams[-1][0].readuntil(b"\r\n\r\n")
-            full = await ask(port, get("/api/state"))
-            assert status_of(full) == 503
-            assert "full" in json.loads(body_of(full))["error"]
-            streams.pop()[1].close()
-            await asyncio.sleep(0.1)
-            assert status_of(await ask(port, get("/api/state"))) == 200
-            for _, writer in streams:
-                writer.close()
-
-    asyncio.run(scenario())
+        streams = []  # eight phones following the table: every connection is busy
+        for _ in range(8):
+            streams.append(await asyncio.open_connection("127.0.0.1", port))
+            streams[-1][1].write(get("/api/events"))
+            await streams[-1][0].readuntil(b"\r\n\r\n")
+        full = await ask(port, get("/api/state"))
+        assert status_of(full) == 503
+        assert "full" in json.loads(body_of(full))["error"]
+        streams.pop()[1].close()
+        await asyncio.sleep(0.1)
+        assert status_of(await ask(port, get("/api/state"))) == 200
+        for _, writer in streams:
+            writer.close()
 
 
 async def closed(reader: asyncio.StreamReader) -> bool:
@@ -484,24 +480,21 @@ def test_a_request_for_another_name_gets_421_and_reaches_nothing(tmp_path, caplo
     assert "evil.example" in lines[0] and len(lines[0]) < 200
 
 
-def test_configured_names_replace_the_default_ones(tmp_path):
+async def test_configured_names_replace_the_default_ones(tmp_path):
     console_config(tmp_path)
     with_names(tmp_path, "table.example", "Faro.Lan")
 
-    async def scenario():
-        async with console_table(tmp_path) as lookout:
-            port = lookout.console.port
-            for host, status in (
-                ("table.example", 200),
-                (f"TABLE.example.:{port}", 200),
-                ("faro.lan", 200),
-                ("127.0.0.1", 200),
-                ("localhost", 421),
-                ("evil.example", 421),
-            ):
-                assert status_of(await ask(port, get("/api/state", host))) == status, host
-
-    asyncio.run(scenario())
+    async with console_table(tmp_path) as lookout:
+        port = lookout.console.port
+        for host, status in (
+            ("table.example", 200),
+            (f"TABLE.example.:{port}", 200),
+            ("faro.lan", 200),
+            ("127.0.0.1", 200),
+            ("localhost", 421),
+            ("evil.example", 421),
+        ):
+            assert status_of(await ask(port, get("/api/state", host))) == status, host
 
 
 # -- the token ------------------------------------------------------------------------------

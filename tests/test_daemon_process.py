@@ -351,28 +351,25 @@ def test_sigterm_stops_the_daemon_cleanly_and_says_so_to_systemd(table_dir, caps
         print(f"\nSIGTERM to exit: {elapsed * 1e3:.0f} ms (required: within 2 s)")
 
 
-def test_sd_notify_ready_with_status_watchdog_pings_and_a_status_per_card(table_dir):
-    async def scenario():
-        reader = VirtualReader(table_dir / "reader", retry=0.05)
-        async with rig(table_dir, reader) as table:
-            daemon = await table.start(WATCHDOG_USEC="200000")
-            [status] = [line for line in await daemon.ready() if line.startswith("STATUS=")]
-            assert cards_out(status) == 0, status
+async def test_sd_notify_ready_with_status_watchdog_pings_and_a_status_per_card(table_dir):
+    reader = VirtualReader(table_dir / "reader", retry=0.05)
+    async with rig(table_dir, reader) as table:
+        daemon = await table.start(WATCHDOG_USEC="200000")
+        [status] = [line for line in await daemon.ready() if line.startswith("STATUS=")]
+        assert cards_out(status) == 0, status
 
-            async with asyncio.timeout(1.0):  # pings every 0.1 s: half of WATCHDOG_USEC
-                at = -1
-                for _ in range(3):
-                    at = await table.notices.find("WATCHDOG=1", since=at + 1)
+        async with asyncio.timeout(1.0):  # pings every 0.1 s: half of WATCHDOG_USEC
+            at = -1
+            for _ in range(3):
+                at = await table.notices.find("WATCHDOG=1", since=at + 1)
 
-            since = len(table.notices.messages)
-            reader.card("QS")
-            at = await table.notices.find(lambda line: cards_out(line) == 1, since=since)
-            [status] = [line for line in table.notices.messages[at][1] if line[:7] == "STATUS="]
-            assert status.startswith("STATUS=pack 1, 1 card"), status
-            stopped, _ = await daemon.stop()
-            assert stopped == 0
-
-    asyncio.run(scenario())
+        since = len(table.notices.messages)
+        reader.card("QS")
+        at = await table.notices.find(lambda line: cards_out(line) == 1, since=since)
+        [status] = [line for line in table.notices.messages[at][1] if line[:7] == "STATUS="]
+        assert status.startswith("STATUS=pack 1, 1 card"), status
+        stopped, _ = await daemon.stop()
+        assert stopped == 0
 
 
 # -- export while running ------------------------------------------------------------

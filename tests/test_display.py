@@ -676,51 +676,45 @@ def test_backoff_doubles_and_stops_at_the_most(monkeypatch):
         oled.close()
 
 
-def test_pages_turn_to_the_balances_and_back(monkeypatch):
+async def test_pages_turn_to_the_balances_and_back(monkeypatch):
     monkeypatch.setattr(display_module, "FIRST_PAGE", 0.05)
     monkeypatch.setattr(display_module, "PAGE", 0.05)
 
-    async def main():
-        bus = VirtualOled()
-        oled = TableDisplay(config(), bus=bus)
-        try:
-            game = first_turn()
-            v = view(game.table)
-            assert v.pages == 3
-            oled.show(game.table, None)
-            for page in (1, 2, 0, 1):
-                await until(lambda page=page: shows(bus, game.table, page))
-            game.apply(LOCK)  # a change brings the main page back at once
-            oled.show(game.table, None)
-            await until(lambda: shows(bus, game.table, 0))
-        finally:
-            oled.close()
-
-    asyncio.run(main())
+    bus = VirtualOled()
+    oled = TableDisplay(config(), bus=bus)
+    try:
+        game = first_turn()
+        v = view(game.table)
+        assert v.pages == 3
+        oled.show(game.table, None)
+        for page in (1, 2, 0, 1):
+            await until(lambda page=page: shows(bus, game.table, page))
+        game.apply(LOCK)  # a change brings the main page back at once
+        oled.show(game.table, None)
+        await until(lambda: shows(bus, game.table, 0))
+    finally:
+        oled.close()
 
 
-def test_settled_waits_on_the_loop_for_the_glass_or_a_failure():
-    async def main():
-        bus = GatedBus()
-        oled = TableDisplay(config(), bus=bus, retry=10)
-        assert isinstance(oled, Output)
-        try:
-            game = first_turn()
-            oled.show(game.table, None)
-            waiting = asyncio.create_task(oled.settled())
-            await asyncio.sleep(0.05)
-            assert not waiting.done()  # the loop runs on while the bus is held
-            bus.gate.set()
-            await asyncio.wait_for(waiting, 5)
-            assert shows(bus, game.table)
-            bus.plugged = False
-            oled.show(game.deal().table, None)
-            await asyncio.wait_for(oled.settled(), 5)  # a failing display settles at once
-            assert oled.failing
-        finally:
-            oled.close()
-
-    asyncio.run(main())
+async def test_settled_waits_on_the_loop_for_the_glass_or_a_failure():
+    bus = GatedBus()
+    oled = TableDisplay(config(), bus=bus, retry=10)
+    assert isinstance(oled, Output)
+    try:
+        game = first_turn()
+        oled.show(game.table, None)
+        waiting = asyncio.create_task(oled.settled())
+        await asyncio.sleep(0.05)
+        assert not waiting.done()  # the loop runs on while the bus is held
+        bus.gate.set()
+        await asyncio.wait_for(waiting, 5)
+        assert shows(bus, game.table)
+        bus.plugged = False
+        oled.show(game.deal().table, None)
+        await asyncio.wait_for(oled.settled(), 5)  # a failing display settles at once
+        assert oled.failing
+    finally:
+        oled.close()
 
 
 async def until(predicate, timeout: float = 5.0) -> None:

@@ -58,52 +58,43 @@ def shoe(owner: Owner, lost_after: float = 60.0) -> tuple[Fsp1Shoe, Port]:
     return fsp1, port
 
 
-def test_a_noise_byte_is_no_sign_of_life_and_a_stream_of_it_raises_its_own_alarm():
-    async def scenario():
-        owner = Owner()
-        fsp1, _ = shoe(owner, lost_after=0.05)
-        await asyncio.wait_for(owner.alarmed.wait(), 5)  # silence: the lost alarm
-        assert [a.kind for a in owner.alarms] == ["lost"]
-        fsp1.received(b"\x00")
-        assert [a.kind for a in owner.alarms] == ["lost"]
-        fsp1.received(bytes(range(1, 256)) * 3)  # a wrong baud rate's garbage
-        assert [a.kind for a in owner.alarms] == ["lost", "noise"]
-        assert "baud rate" in owner.alarms[-1].text
-        fsp1.received(Heartbeat(0).to_bytes())  # a whole frame: alive, and quiet again
-        assert owner.alarms == []
-        fsp1.close()
-
-    asyncio.run(scenario())
+async def test_a_noise_byte_is_no_sign_of_life_and_a_stream_of_it_raises_its_own_alarm():
+    owner = Owner()
+    fsp1, _ = shoe(owner, lost_after=0.05)
+    await asyncio.wait_for(owner.alarmed.wait(), 5)  # silence: the lost alarm
+    assert [a.kind for a in owner.alarms] == ["lost"]
+    fsp1.received(b"\x00")
+    assert [a.kind for a in owner.alarms] == ["lost"]
+    fsp1.received(bytes(range(1, 256)) * 3)  # a wrong baud rate's garbage
+    assert [a.kind for a in owner.alarms] == ["lost", "noise"]
+    assert "baud rate" in owner.alarms[-1].text
+    fsp1.received(Heartbeat(0).to_bytes())  # a whole frame: alive, and quiet again
+    assert owner.alarms == []
+    fsp1.close()
 
 
-def test_a_stale_frame_is_alarmed_though_a_gap_alarm_stands():
-    async def scenario():
-        owner = Owner()
-        fsp1, port = shoe(owner)
-        fsp1.received(Hello(0, "test").to_bytes())
-        fsp1.received(CardFrame(5, parse_card("KD")).to_bytes())  # 4 missing: a gap
-        gaps = [a for a in owner.alarms if a.kind == "gap"]
-        assert len(gaps) == 1 and "never arrived" in gaps[0].text
-        fsp1.received(CardFrame(2, parse_card("2C")).to_bytes())  # behind the journal
-        gaps = [a for a in owner.alarms if a.kind == "gap"]
-        assert "behind the journal" in gaps[0].text
-        assert port.written.count(b"$A,") == 3  # all acknowledged, the stale one too
-        fsp1.close()
-
-    asyncio.run(scenario())
+async def test_a_stale_frame_is_alarmed_though_a_gap_alarm_stands():
+    owner = Owner()
+    fsp1, port = shoe(owner)
+    fsp1.received(Hello(0, "test").to_bytes())
+    fsp1.received(CardFrame(5, parse_card("KD")).to_bytes())  # 4 missing: a gap
+    gaps = [a for a in owner.alarms if a.kind == "gap"]
+    assert len(gaps) == 1 and "never arrived" in gaps[0].text
+    fsp1.received(CardFrame(2, parse_card("2C")).to_bytes())  # behind the journal
+    gaps = [a for a in owner.alarms if a.kind == "gap"]
+    assert "behind the journal" in gaps[0].text
+    assert port.written.count(b"$A,") == 3  # all acknowledged, the stale one too
+    fsp1.close()
 
 
-def test_a_reading_the_journal_cannot_keep_is_not_acknowledged_and_raises_nothing():
-    async def scenario():
-        owner = Owner(fail=True)
-        fsp1, port = shoe(owner)
-        fsp1.received(Hello(0, "test").to_bytes())
-        written = port.written
-        fsp1.received(CardFrame(1, parse_card("KD")).to_bytes())  # no traceback escapes
-        assert port.written == written
-        fsp1.close()
-
-    asyncio.run(scenario())
+async def test_a_reading_the_journal_cannot_keep_is_not_acknowledged_and_raises_nothing():
+    owner = Owner(fail=True)
+    fsp1, port = shoe(owner)
+    fsp1.received(Hello(0, "test").to_bytes())
+    written = port.written
+    fsp1.received(CardFrame(1, parse_card("KD")).to_bytes())  # no traceback escapes
+    assert port.written == written
+    fsp1.close()
 
 
 def test_a_port_that_may_not_be_opened_raises_an_alarm_with_the_fix(monkeypatch):
