@@ -380,12 +380,12 @@ def test_a_signal_is_data():
 
 
 @BOTH
-def test_the_leds_stay_blank_until_the_first_latch(leds):
+async def test_the_leds_stay_blank_until_the_first_latch(leds):
     with keeper_on(leds) as (keeper, chain, factory):
         assert chain.latches == 0
         assert chain.brightness == 0
         assert factory.pin(18).state  # OE high
-        asyncio.run(_show_once(keeper, Table()))
+        await _show_once(keeper, Table())
         assert chain.latches == 1
         assert chain.brightness == 1
         assert not chain.lit_unlatched
@@ -554,45 +554,45 @@ async def test_a_restarted_keeper_shows_the_table_as_it_stands():
 
 
 @BOTH
-def test_brightness_is_oes_duty_cycle(leds):
+async def test_brightness_is_oes_duty_cycle(leds):
     dim = dataclasses.replace(leds, brightness=0.25)
     with keeper_on(dim) as (keeper, chain, factory):
         assert chain.brightness == 0
-        asyncio.run(_show_once(keeper, Table()))
+        await _show_once(keeper, Table())
         assert chain.brightness == pytest.approx(0.25)
         assert factory.pin(18).state == pytest.approx(0.75)  # active low
         assert factory.pin(18).frequency > 0
     assert chain.brightness == 0  # closed: OE back to its pull-up
 
 
-def test_a_pin_without_pwm_lights_at_full_brightness(caplog):
+async def test_a_pin_without_pwm_lights_at_full_brightness(caplog):
     dim = LedsConfig("74hc595", 10, 11, 8, 18, 0.5)
     factory = MockFactory()
     with caplog.at_level(logging.WARNING, logger="faro_pi"):
         keeper = CaseKeeper(dim, factory, tick=LONG)
     assert "no PWM" in caplog.text
     assert factory.pin(18).state  # blank
-    asyncio.run(_show_once(keeper, Table()))
+    await _show_once(keeper, Table())
     assert not factory.pin(18).state
     keeper.close()
     factory.close()
 
 
 @BOTH
-def test_without_an_enable_pin_the_frames_still_arrive(leds):
+async def test_without_an_enable_pin_the_frames_still_arrive(leds):
     tied = dataclasses.replace(leds, enable=None)
     with keeper_on(tied, tick=LONG) as (keeper, chain, _):
-        asyncio.run(_show_once(keeper, Table()))
+        await _show_once(keeper, Table())
         assert chain.brightness == 1
         assert chain.grid() == ["1" * 13] * 4
 
 
-def test_other_pins_follow_the_config():
+async def test_other_pins_follow_the_config():
     moved = LedsConfig("74hc595", 5, 6, 13, 19, 1.0)
     with keeper_on(moved, tick=LONG) as (keeper, chain, _):
         table = Table()
         table.apply(CardDrawn(parse_card("QH")))
-        asyncio.run(_show_once(keeper, table))
+        await _show_once(keeper, table)
         assert chain.grid()[1] == "111111111110" + "1"
 
 
@@ -674,12 +674,12 @@ def test_the_spi_driver_wants_spi0s_pins():
         CaseKeeper(moved, MockFactory())
 
 
-def test_gpiozeros_own_mock_pins_take_the_spi_driver_in_software():
+async def test_gpiozeros_own_mock_pins_take_the_spi_driver_in_software():
     """gpiozero's plain mock factory has no SPI that opens; its pins carry the same edges."""
     factory = MockFactory()
     keeper = CaseKeeper(SPI, factory, tick=LONG)
     try:
-        asyncio.run(_show_once(keeper, Table()))
+        await _show_once(keeper, Table())
         assert keeper.shown == ALL_LIT and not factory.pin(18).state
     finally:
         keeper.close()

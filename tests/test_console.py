@@ -268,7 +268,7 @@ def test_the_wire_declares_every_event_type_once_and_its_examples_round_trip():
             assert event_from_json(event_to_json(event)) == event
 
 
-def test_events_posted_are_journaled_then_applied_and_answered_with_the_state(tmp_path):
+async def test_events_posted_are_journaled_then_applied_and_answered_with_the_state(tmp_path):
     console_config(tmp_path)
 
     async def scenario():
@@ -313,14 +313,14 @@ def test_events_posted_are_journaled_then_applied_and_answered_with_the_state(tm
             await lookout.deal("3D")
             assert (await lookout.state())["entries"] == "closed"
 
-    asyncio.run(scenario())
+    await scenario()
     with Journal.open(tmp_path / "journal.sqlite3", readonly=True) as journal:
         rows = [entry.event for entry in journal.rows()]
     assert [row["source"] for row in rows if row["type"] == "card"] == ["hand"] * 6
     assert rows[1].get("junk") is None
 
 
-def test_every_refusal_of_the_rules_answers_409_with_its_rule_and_changes_nothing(tmp_path):
+async def test_every_refusal_of_the_rules_answers_409_with_its_rule_and_changes_nothing(tmp_path):
     console_config(tmp_path)
     first = pack_ending_with("JC", "QC", "KC")
     first = ["5H", "KD", "9C", "5S", "5D", "5C", "2H"] + [
@@ -403,7 +403,7 @@ def test_every_refusal_of_the_rules_answers_409_with_its_rule_and_changes_nothin
             )
             return seen | t.rules
 
-    seen = asyncio.run(scenario())
+    seen = await scenario()
     source = "".join(Path(m.__file__).read_text() for m in (rules, calls, seats))
     # A balance past 2**52 takes millions of wins at the largest limit, and an integrity
     # report is the daemon's own (never entered): tests/test_rules.py reaches both directly.
@@ -690,7 +690,7 @@ async def test_a_quiet_stream_hears_a_heartbeat(tmp_path):
         assert head.headers["content-type"].startswith("text/event-stream")
 
 
-def test_the_console_leaves_sigterm_to_the_daemon_and_sleeps_until_closed(tmp_path):
+async def test_the_console_leaves_sigterm_to_the_daemon_and_sleeps_until_closed(tmp_path):
     """uvicorn, left to itself, takes SIGTERM and wakes ten times a second; a guest must not."""
     console_config(tmp_path)
     before = signal.getsignal(signal.SIGTERM)
@@ -709,14 +709,14 @@ def test_the_console_leaves_sigterm_to_the_daemon_and_sleeps_until_closed(tmp_pa
             async with asyncio.timeout(5):
                 await lookout.daemon.stopped.wait()  # the daemon's handler heard it
 
-    asyncio.run(scenario())
+    await scenario()
     assert signal.getsignal(signal.SIGTERM) == before  # nothing left behind
 
 
 # -- history and export ------------------------------------------------------------------
 
 
-def test_history_and_export_tell_the_whole_session(tmp_path):
+async def test_history_and_export_tell_the_whole_session(tmp_path):
     console_config(tmp_path)
     pack = pack_ending_with("JC", "QC", "KC")
 
@@ -773,7 +773,7 @@ def test_history_and_export_tell_the_whole_session(tmp_path):
             assert exported.text == printed.decode()
             return exported.text
 
-    text = asyncio.run(scenario())
+    text = await scenario()
     lines = [json.loads(line) for line in text.splitlines()]
     assert sum(1 for line in lines if "refused" in line) == 1
     with Journal.open(tmp_path / "journal.sqlite3", readonly=True) as journal:
@@ -783,7 +783,7 @@ def test_history_and_export_tell_the_whole_session(tmp_path):
 # -- the token -----------------------------------------------------------------------
 
 
-def test_the_token_is_made_once_for_its_owner_and_group_and_kept_across_restarts(tmp_path):
+async def test_the_token_is_made_once_for_its_owner_and_group_and_kept_across_restarts(tmp_path):
     console_config(tmp_path)
     path = tmp_path / TOKEN_FILE
 
@@ -794,14 +794,14 @@ def test_the_token_is_made_once_for_its_owner_and_group_and_kept_across_restarts
             assert (await lookout.post({"type": "lock"})).status_code in (200, 409)
             return token
 
-    token = asyncio.run(start())
+    token = await start()
     assert stat.S_IMODE(path.stat().st_mode) == 0o640  # the lookouts' group reads it
     assert path.read_text().strip() == token and len(token) >= 40
-    assert asyncio.run(start()) == token
+    assert await start() == token
     assert [p.name for p in tmp_path.iterdir() if "token" in p.name] == [TOKEN_FILE]
 
 
-def test_a_configured_token_is_used_and_no_file_is_made(tmp_path):
+async def test_a_configured_token_is_used_and_no_file_is_made(tmp_path):
     console_config(tmp_path, token="open-sesame-open-sesame")
 
     async def scenario():
@@ -809,11 +809,11 @@ def test_a_configured_token_is_used_and_no_file_is_made(tmp_path):
             assert lookout.console.token == "open-sesame-open-sesame"
             await lookout.enter({"type": "session", "seats": SEATS})
 
-    asyncio.run(scenario())
+    await scenario()
     assert not (tmp_path / TOKEN_FILE).exists()
 
 
-def test_a_port_in_use_costs_the_console_not_the_game(tmp_path, caplog):
+async def test_a_port_in_use_costs_the_console_not_the_game(tmp_path, caplog):
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
         taken.listen()
@@ -826,7 +826,7 @@ def test_a_port_in_use_costs_the_console_not_the_game(tmp_path, caplog):
                 await until(daemon, lambda t: t.pack.exposed)
 
         with caplog.at_level(logging.INFO, logger="faro_pi"):
-            asyncio.run(scenario())
+            await scenario()
     [line] = [r.getMessage() for r in caplog.records if "not served" in r.getMessage()]
     assert "not served" in line and "in use" in line.lower()
 
@@ -848,7 +848,7 @@ async def faro_pi(*args: str, **environ: str) -> tuple[int, str, str]:
     return child.returncode, out.decode(), err.decode()
 
 
-def test_the_command_line_clients_work_against_a_running_daemon(tmp_path):
+async def test_the_command_line_clients_work_against_a_running_daemon(tmp_path):
     console_config(tmp_path)
     config = ("--config", str(tmp_path / "config.toml"))
     pack = pack_ending_with("JC", "QC", "KC")
@@ -890,12 +890,12 @@ def test_the_command_line_clients_work_against_a_running_daemon(tmp_path):
             assert status == 2 and "401" in err
             assert (tmp_path / TOKEN_FILE).exists()
 
-    asyncio.run(scenario())
+    await scenario()
 
     async def stopped():
         return await faro_pi("status", *config), await faro_pi("lock", *config)
 
-    for status, out, err in asyncio.run(stopped()):
+    for status, out, err in await stopped():
         assert status == 2 and out == ""
         assert len(err.splitlines()) == 1 and "is the daemon running?" in err
 

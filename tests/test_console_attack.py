@@ -368,7 +368,9 @@ async def closed(reader: asyncio.StreamReader) -> bool:
         return False
 
 
-def test_running_out_of_file_descriptors_is_one_line_and_the_console_recovers(tmp_path, caplog):
+async def test_running_out_of_file_descriptors_is_one_line_and_the_console_recovers(
+    tmp_path, caplog
+):
     console_config(tmp_path)
 
     async def scenario():
@@ -398,14 +400,14 @@ def test_running_out_of_file_descriptors_is_one_line_and_the_console_recovers(tm
             assert await lookout.state()
 
     with caplog.at_level(logging.INFO):
-        asyncio.run(scenario())
+        await scenario()
     lines = [r.getMessage() for r in caplog.records if "file descriptors" in r.getMessage()]
     assert len(lines) == 1, lines
     assert not [r for r in caplog.records if "out of system resource" in r.getMessage()]
     assert not [r for r in caplog.records if r.exc_info]
 
 
-def test_malformed_requests_are_answered_400_and_not_logged_one_by_one(tmp_path, caplog):
+async def test_malformed_requests_are_answered_400_and_not_logged_one_by_one(tmp_path, caplog):
     console_config(tmp_path)
 
     async def scenario():
@@ -416,7 +418,7 @@ def test_malformed_requests_are_answered_400_and_not_logged_one_by_one(tmp_path,
             assert await lookout.state()
 
     with caplog.at_level(logging.INFO):
-        asyncio.run(scenario())
+        await scenario()
     assert not [r for r in caplog.records if r.name.startswith("uvicorn")]
 
 
@@ -431,7 +433,7 @@ def with_names(folder: Path, *names: str) -> None:
     )
 
 
-def test_a_request_for_another_name_gets_421_and_reaches_nothing(tmp_path, caplog):
+async def test_a_request_for_another_name_gets_421_and_reaches_nothing(tmp_path, caplog):
     console_config(tmp_path)
 
     async def scenario():
@@ -474,7 +476,7 @@ def test_a_request_for_another_name_gets_421_and_reaches_nothing(tmp_path, caplo
                 assert status_of(await ask(port, get("/api/state", host))) == 200, host
 
     with caplog.at_level(logging.INFO, logger="faro_pi"):
-        asyncio.run(scenario())
+        await scenario()
     lines = [r.getMessage() for r in caplog.records if "allowed_hosts" in r.getMessage()]
     assert len(lines) == 1, lines  # a page that keeps trying doesn't fill the log
     assert "evil.example" in lines[0] and len(lines[0]) < 200
@@ -525,7 +527,7 @@ def test_a_long_printable_token_is_taken():
 
 
 @pytest.mark.parametrize("kept", [b"sesame\n", b"\xff\xfe not text, and long enough for one\n"])
-def test_a_kept_token_that_could_never_authenticate_costs_the_console_not_the_game(
+async def test_a_kept_token_that_could_never_authenticate_costs_the_console_not_the_game(
     tmp_path, caplog, kept
 ):
     console_config(tmp_path)
@@ -539,7 +541,7 @@ def test_a_kept_token_that_could_never_authenticate_costs_the_console_not_the_ga
             await until(daemon, lambda t: t.pack.exposed)
 
     with caplog.at_level(logging.INFO, logger="faro_pi"):
-        asyncio.run(scenario())
+        await scenario()
     [line] = [r.getMessage() for r in caplog.records if "not served" in r.getMessage()]
     assert "16 characters" in line and "delete it" in line
 
@@ -547,7 +549,9 @@ def test_a_kept_token_that_could_never_authenticate_costs_the_console_not_the_ga
 # -- a value JSON cannot write --------------------------------------------------------------
 
 
-def test_a_value_json_cannot_write_costs_that_value_not_every_answer(tmp_path, monkeypatch, caplog):
+async def test_a_value_json_cannot_write_costs_that_value_not_every_answer(
+    tmp_path, monkeypatch, caplog
+):
     """A balance past 4,300 digits (Python won't print it) used to make every answer 500 until
     the next session; now it is null, and the log says so once."""
     console_config(tmp_path)
@@ -584,7 +588,7 @@ def test_a_value_json_cannot_write_costs_that_value_not_every_answer(tmp_path, m
             assert (await lookout.state())["balances"]["Ann"] == 0  # and back
 
     with caplog.at_level(logging.INFO, logger="faro_pi"):
-        asyncio.run(scenario())
+        await scenario()
     told = [r for r in caplog.records if "cannot be written as JSON" in r.getMessage()]
     assert len(told) == 1, [r.getMessage() for r in told]
     assert not [r for r in caplog.records if r.exc_info]

@@ -35,7 +35,7 @@ def journal_rows(folder):
         return list(journal.rows())
 
 
-def test_a_pack_over_a_bad_line_gives_each_card_once_and_in_order(table_dir):
+async def test_a_pack_over_a_bad_line_gives_each_card_once_and_in_order(table_dir):
     order = deck()
 
     async def scenario():
@@ -52,13 +52,13 @@ def test_a_pack_over_a_bad_line_gives_each_card_once_and_in_order(table_dir):
             assert reader.sent > 53  # frames really were lost and repeated
             assert daemon.table.alarms == []
 
-    asyncio.run(scenario())
+    await scenario()
     rows = journal_rows(table_dir)
     assert [r.event["card"] for r in rows if r.event["type"] == "card"] == order
     assert all(r.refused is None for r in rows)
 
 
-def test_a_refused_card_is_acknowledged_kept_out_of_the_pack_and_raises_an_alarm(table_dir):
+async def test_a_refused_card_is_acknowledged_kept_out_of_the_pack_and_raises_an_alarm(table_dir):
     async def scenario():
         async with running_table(table_dir) as (daemon, reader, _):
             for code in ("5H", "KD", "9C", "KD"):
@@ -71,7 +71,7 @@ def test_a_refused_card_is_acknowledged_kept_out_of_the_pack_and_raises_an_alarm
             reader.card("QS")
             await until(daemon, lambda t: len(t.pack.exposed) == 4)
 
-    asyncio.run(scenario())
+    await scenario()
     rows = journal_rows(table_dir)
     refused = [r for r in rows if r.refused]
     assert [r.event["card"] for r in refused] == ["KD"]
@@ -334,7 +334,7 @@ def test_a_log_line_stays_one_line_whatever_a_name_holds():
     assert OneLine("%(message)s").format(record) == "refused Ann\\nINFO x\\x1b[2J\\x00"
 
 
-def test_a_stacked_pack_is_reported_and_raises_an_integrity_alarm(table_dir):
+async def test_a_stacked_pack_is_reported_and_raises_an_integrity_alarm(table_dir):
     ranks = {}
     for card in DECK:
         ranks.setdefault(card.rank, []).append(card.code)
@@ -349,7 +349,7 @@ def test_a_stacked_pack_is_reported_and_raises_an_integrity_alarm(table_dir):
             assert [a.kind for a in daemon.table.alarms] == ["integrity"]
             assert "splits" in daemon.table.alarms[0].text
 
-    asyncio.run(scenario())
+    await scenario()
     rows = [r.event for r in journal_rows(table_dir)]
     assert [r["type"] for r in rows[-2:]] == ["integrity", "alarm"]
     assert rows[-2]["pack"] == 1 and rows[-2]["flagged"] and "splits" in rows[-2]["report"]
@@ -363,7 +363,7 @@ async def test_a_fair_pack_is_reported_without_an_alarm(table_dir):
         assert daemon.table.state.integrity.flagged == () and daemon.table.alarms == []
 
 
-def test_faro_pi_integrity_reads_every_pack_of_a_journal(table_dir, capsys):
+async def test_faro_pi_integrity_reads_every_pack_of_a_journal(table_dir, capsys):
     from faro_pi.cli import main
 
     ranks = {}
@@ -377,7 +377,7 @@ def test_faro_pi_integrity_reads_every_pack_of_a_journal(table_dir, capsys):
                 reader.card(code)
             await until(daemon, lambda t: t.state.integrity is not None)
 
-    asyncio.run(scenario())
+    await scenario()
     assert main(["integrity", str(table_dir / "journal.sqlite3")]) == 1
     out = capsys.readouterr().out
     assert out.startswith("pack 1: ") and "splits" in out and "no report" not in out

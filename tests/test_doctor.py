@@ -112,7 +112,7 @@ def test_every_check_passes_with_mock_pins_a_virtual_reader_and_a_new_journal(co
     assert reader.acks == 0 and reader.sender.pending() == 1
 
 
-def test_a_reader_that_is_only_sending_heartbeats_passes_too(config):
+async def test_a_reader_that_is_only_sending_heartbeats_passes_too(config):
     async def scenario():
         reader = VirtualReader(config.parent / "reader", heartbeat=0.05)
         reader.sender.acked(0)  # its hello was taken long ago
@@ -124,7 +124,7 @@ def test_a_reader_that_is_only_sending_heartbeats_passes_too(config):
         finally:
             reader.close()
 
-    status, lines = asyncio.run(scenario())
+    status, lines = await scenario()
     assert status == 0
     assert "fsp1 a heartbeat (last frame 0)" in lines["reader"]
 
@@ -331,7 +331,9 @@ def test_a_daemon_on_the_same_journal_keeps_its_pins_and_reader_and_the_rest_is_
     assert acks == 1  # the reader's hello went to the daemon, and only to it
 
 
-def test_the_writer_lock_is_found_without_proc_locks_and_not_after_the_daemon(config, tmp_path):
+async def test_the_writer_lock_is_found_without_proc_locks_and_not_after_the_daemon(
+    config, tmp_path
+):
     from faro_pi.doctor.daemon import journal_writer
 
     path = config.parent / "journal" / "journal.sqlite3"
@@ -341,7 +343,7 @@ def test_the_writer_lock_is_found_without_proc_locks_and_not_after_the_daemon(co
         async with running_table(config.parent):
             return journal_writer(path), journal_writer(path, locks=nowhere)
 
-    assert asyncio.run(scenario()) == (os.getpid(), 0)  # 0: held, by a process not named
+    assert await scenario() == (os.getpid(), 0)  # 0: held, by a process not named
     assert journal_writer(path) is None and journal_writer(path, locks=nowhere) is None
     assert journal_writer(tmp_path / "no-journal") is None
 

@@ -97,7 +97,7 @@ async def test_a_reading_the_journal_cannot_keep_is_not_acknowledged_and_raises_
     fsp1.close()
 
 
-def test_a_port_that_may_not_be_opened_raises_an_alarm_with_the_fix(monkeypatch):
+async def test_a_port_that_may_not_be_opened_raises_an_alarm_with_the_fix(monkeypatch):
     tries = asyncio.Event()
     count = [0]
 
@@ -121,5 +121,5 @@ def test_a_port_that_may_not_be_opened_raises_an_alarm_with_the_fix(monkeypatch)
         await port.close()
         return why
 
-    why = asyncio.run(scenario())
+    why = await scenario()
     assert len(why) == 1 and "permission denied" in why[0] and "dialout" in why[0]
