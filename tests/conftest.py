@@ -159,5 +159,19 @@ class NotifySocket:
             if line in message.splitlines():
                 return seen
 
+    async def awaited(self, line: str, timeout: float = 10.0) -> list[str]:
+        """:meth:`wait_for` on the running loop, which goes on running meanwhile."""
+        loop = asyncio.get_running_loop()
+        self.sock.setblocking(False)
+        seen = []
+        async with asyncio.timeout(timeout):
+            while True:
+                message = (await loop.sock_recv(self.sock, 4096)).decode()
+                seen.append(message)
+                if line in message.splitlines():
+                    return seen
+
     def close(self):
         self.sock.close()
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(self.path)

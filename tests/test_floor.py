@@ -28,6 +28,7 @@ import pytest
 
 from faro_pi.exc import ConfigError
 from faro_pi.floor import command
+from faro_pi.floor.broker import Backoff
 from faro_pi.floor.config import load_floor_config
 from faro_pi.floor.cursor import Cursor, Mark
 from faro_pi.floor.outbox import Outbox
@@ -42,7 +43,7 @@ from faro_pi.service import export as table_export
 from faro_pi.service.config import load_config, parse_config
 from faro_pi.service.journal import Journal
 from tests.broker import FLOOR_USER, Mosquitto, free_port
-from tests.conftest import running_table, write_config
+from tests.conftest import NotifySocket, running_table, until, write_config
 
 FLOOR_PASSWORD = "the-floor-watches"
 SEATS = ("Ann", "Bob", "Cy")
@@ -52,10 +53,13 @@ def password(name: str) -> str:
     return f"{name}-secret"
 
 
-def table_config(folder: Path, url: str, name: str, **more: str) -> Path:
-    """The test table's config with ``[floor]`` sending to the broker at ``url`` as ``name``."""
+def table_config(
+    folder: Path, url: str, name: str, *, file: str = "config.toml", **more: str
+) -> Path:
+    """The test table's config with ``[floor]`` sending to the broker at ``url`` as ``name``,
+    as ``file`` in ``folder`` (where ``config.toml`` is the table's config anyway)."""
     folder.mkdir(parents=True, exist_ok=True)
-    path = write_config(folder)
+    path = write_config(folder).rename(folder / file)
     secret = folder / "floor.password"
     secret.write_text(more.pop("password", password(name)) + "\n")
     secret.chmod(0o600)
@@ -110,11 +114,50 @@ def demo_journal(path: Path, seed: int = 1, packs: int = 2) -> int:
         return journal.count()
 
 
-async def until(predicate, timeout: float = 20.0, every: float = 0.02) -> None:
-    """Waits for ``predicate()`` (the broker and other processes have nothing to await on)."""
-    async with asyncio.timeout(timeout):
-        while not predicate():
-            await asyncio.sleep(every)
+class Retries:
+    """The publisher's backoffs, quick (0.1 s to 0.4 s), counting the retries and telling
+    :attr:`watchers` of each, so that a test awaits several retries instead of sleeping."""
+
+    def __init__(self):
+        self.count = 0
+        self.watchers: list = []
+
+    def __call__(self) -> Backoff:
+        return _Counted(self)
+
+
+class _Counted(Backoff):
+    def __init__(self, retries: Retries):
+        super().__init__(first=0.1, most=0.4)
+        self.retries = retries
+
+    def delay(self) -> float:
+        self.retries.count += 1
+        for watcher in list(self.retries.watchers):
+            watcher()
+        return super().delay()
+
+
+class HeardLog(logging.Handler):
+    """The daemon's log lines, telling :attr:`watchers` of each: a line is awaited, not
+    polled for."""
+
+    def __init__(self):
+        super().__init__(logging.INFO)
+        self.watchers: list = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        for watcher in list(self.watchers):
+            watcher()
+
+
+@pytest.fixture
+def heard():
+    handler = HeardLog()
+    logger = logging.getLogger("faro_pi")
+    logger.addHandler(handler)
+    yield handler
+    logger.removeHandler(handler)
 
 
 # -- the config ---------------------------------------------------------------------
@@ -278,20 +321,22 @@ async def floor_running(base: Path, broker: Mosquitto, **kwargs):
 
 
 @contextlib.asynccontextmanager
-async def table_publishing(folder: Path, url: str, name: str, **more):
-    table_config(folder, url, name, **more)
-    config = load_config(folder / "config.toml", environ={})
+async def table_publishing(folder: Path, url: str, name: str, *, backoff=Backoff, **more):
+    """The table in this process, and the publisher the test starts on it, with ``backoff``:
+    the daemon's own config has no ``[floor]``, so the publisher is this one."""
+    config = load_config(table_config(folder, url, name, file="floor.toml", **more), environ={})
+    write_config(folder)
     async with running_table(folder) as (daemon, _, _):
-        publisher = Publisher.start(daemon, config)
+        publisher = Publisher.start(daemon, config, backoff=backoff)
         try:
             yield daemon, publisher
         finally:
             await publisher.close()
 
 
-def copied(boss: PitBoss, daemon) -> bool:
-    """The floor's copy of the daemon's table is as long as its journal."""
-    view = boss.views.get(daemon.config.floor.table)
+def copied(boss: PitBoss, name: str, daemon) -> bool:
+    """The floor's copy of table ``name`` is as long as the daemon's journal."""
+    view = boss.views.get(name)
     return view is not None and view.copy.head == daemon.journal.count()
 
 
@@ -306,13 +351,13 @@ async def test_a_tables_journal_reaches_the_floors_copy_in_order(tmp_path, broke
         table_publishing(tmp_path / "t1", broker.url, "t1") as (daemon, publisher),
     ):
         deal(daemon, packs=2)
-        await until(lambda: copied(boss, daemon))
+        await until((boss, daemon), lambda: copied(boss, "t1", daemon))
         head = daemon.journal.count()
         view = boss.views["t1"]
         assert view.online is True
         assert view.table.pack.number == daemon.table.pack.number == 2
         assert view.table.balances == daemon.table.balances
-        await until(lambda: publisher.acked.seq == head)
+        await until(publisher, lambda: publisher.acked.seq == head)
     store = tmp_path / "floor" / "store"
     assert "".join(export_lines(store, "t1")) == journal_export(tmp_path / "t1" / "journal.sqlite3")
     cursor = json.loads((tmp_path / "t1" / "floor.cursor").read_text())
@@ -332,15 +377,9 @@ async def test_a_table_cannot_publish_as_another(tmp_path, broker):
             await impostor.publish(topics("faro", "t1").status, b"online", qos=1, retain=True)
         # t1's own status went out last on the same connection: the broker passes a
         # client's messages on in order, so anything it let through has arrived.
-        await until(lambda: "t1" in boss.views)
+        await until(boss, lambda: "t1" in boss.views)
         assert "t2" not in boss.views
         assert not copy_path(boss.folder, "t2").exists()
-
-
-@pytest.fixture
-def quick_retries(monkeypatch):
-    monkeypatch.setattr("faro_pi.floor.broker.FIRST_RETRY", 0.1)
-    monkeypatch.setattr("faro_pi.floor.broker.LAST_RETRY", 0.4)
 
 
 def floor_lines(caplog) -> list[str]:
@@ -348,40 +387,48 @@ def floor_lines(caplog) -> list[str]:
 
 
 async def test_a_refused_password_is_one_line_and_the_table_deals_on(
-    tmp_path, broker, quick_retries, caplog
+    tmp_path, broker, caplog, heard
 ):
     caplog.set_level(logging.INFO, logger="faro_pi")
+    retries = Retries()
 
     async with (
         floor_running(tmp_path / "floor", broker) as (boss, _, _),
-        table_publishing(tmp_path / "t1", broker.url, "t1", password="wrong") as (daemon, _),
+        table_publishing(tmp_path / "t1", broker.url, "t1", backoff=retries, password="wrong") as (
+            daemon,
+            _,
+        ),
     ):
         deal(daemon)
-        await until(lambda: len(caplog.records) and floor_lines(caplog))
-        await asyncio.sleep(1.0)  # several retries, at 0.1 s to 0.4 s apart
+        await until(heard, lambda: floor_lines(caplog))
+        await until(retries, lambda: retries.count >= 4)  # several retries
         assert len(floor_lines(caplog)) == 1, floor_lines(caplog)
         assert "refused" in floor_lines(caplog)[0]
         assert "t1-secret" not in caplog.text and "wrong" not in caplog.text
         assert daemon.table.pack.complete  # the table dealt its pack regardless
         (tmp_path / "t1" / "floor.password").write_text(password("t1") + "\n")
-        await until(lambda: copied(boss, daemon))
+        await until((boss, daemon), lambda: copied(boss, "t1", daemon))
     assert "connected to the broker" in caplog.text
 
 
-async def test_a_broker_with_a_wrong_name_or_down_is_one_line_each(tmp_path, quick_retries, caplog):
+async def test_a_broker_with_a_wrong_name_or_down_is_one_line_each(tmp_path, caplog, heard):
     caplog.set_level(logging.INFO, logger="faro_pi")
     down = Mosquitto(tmp_path / "broker", {"t1": password("t1")})  # never started
 
-    async with table_publishing(tmp_path / "t1", down.url, "t1") as (daemon, _):
+    retries = Retries()
+    async with table_publishing(tmp_path / "t1", down.url, "t1", backoff=retries) as (daemon, _):
         deal(daemon)
-        await until(lambda: floor_lines(caplog))
-        await asyncio.sleep(0.6)
+        await until(heard, lambda: floor_lines(caplog))
+        await until(retries, lambda: retries.count >= 3)
         assert len(floor_lines(caplog)) == 1
         assert "Connection refused" in floor_lines(caplog)[0]
     caplog.clear()
-    async with table_publishing(tmp_path / "t1", "mqtt://no-such-host.invalid", "t1"):
-        await until(lambda: floor_lines(caplog))
-        await asyncio.sleep(0.6)
+    retries = Retries()
+    async with table_publishing(
+        tmp_path / "t1", "mqtt://no-such-host.invalid", "t1", backoff=retries
+    ):
+        await until(heard, lambda: floor_lines(caplog))
+        await until(retries, lambda: retries.count >= 3)
         assert len(floor_lines(caplog)) == 1
         assert "no such host" in floor_lines(caplog)[0]
 
@@ -393,11 +440,14 @@ async def test_a_floor_that_comes_late_asks_for_the_rows_it_never_saw(tmp_path, 
 
     async with table_publishing(tmp_path / "t1", broker.url, "t1") as (daemon, publisher):
         deal(daemon)
-        await until(lambda: publisher.acked.seq == daemon.journal.count())
+        # Every row acknowledged, and the state after the last one kept by the broker too.
+        await until(
+            publisher,
+            lambda: publisher.acked.seq == publisher.state_kept == daemon.journal.count(),
+        )
         head = daemon.journal.count()
-        await asyncio.sleep(0.6)  # the state after the last row has gone out too
         async with floor_running(tmp_path / "floor", broker) as (boss, _, _):
-            await until(lambda: copied(boss, daemon))
+            await until((boss, daemon), lambda: copied(boss, "t1", daemon))
             balances = dict(boss.views["t1"].table.balances)
     assert "floor: t1: rows 1 to" in caplog.text
     assert "floor: the floor asked for the rows from 1 again" in caplog.text
@@ -409,7 +459,7 @@ async def test_a_floor_that_comes_late_asks_for_the_rows_it_never_saw(tmp_path, 
         view = boss.views["t1"]
         assert view.copy.head == head and view.table.balances == balances
         assert view.online is True and view.since is not None  # as last heard
-        await until(lambda: view.online is False)  # the table's will, kept by the broker
+        await until(boss, lambda: view.online is False)  # the table's will, kept by the broker
 
 
 # -- the floor page -------------------------------------------------------------------------
@@ -451,7 +501,10 @@ async def pit_of_three(tmp_path: Path, broker: Mosquitto):
                 break
         daemons["t3"].enter(Session(("Ann", "Gus"), "Gus"))
         daemons["t3"].submit(Alarm("noread", "the reader saw no card"))
-        await until(lambda: all(copied(boss, daemon) for daemon in daemons.values()))
+        await until(
+            (boss, *daemons.values()),
+            lambda: all(copied(boss, name, daemon) for name, daemon in daemons.items()),
+        )
         yield boss, port, daemons
 
 
@@ -566,21 +619,24 @@ class TableProcess:
         self.proc: subprocess.Popen | None = None
         self.auth = {"Authorization": f"Bearer {CONSOLE_TOKEN}"}
 
-    async def start(self, http: httpx.AsyncClient) -> None:
-        with (self.folder / "daemon.log").open("a") as log_file:
-            self.proc = subprocess.Popen(
-                [sys.executable, "-m", "tests.floor_table", str(self.config)],
-                cwd=ROOT,
-                stdout=subprocess.DEVNULL,
-                stderr=log_file,
-            )
-        async with asyncio.timeout(20):
-            while True:
-                assert self.proc.poll() is None, (self.folder / "daemon.log").read_text()
-                with contextlib.suppress(httpx.TransportError):
-                    if (await http.get(self.url("/api/state"))).status_code == 200:
-                        return
-                await asyncio.sleep(0.05)
+    async def start(self) -> None:
+        """Starts the table and awaits its READY=1, sent once its console listens."""
+        notify = NotifySocket(self.folder)
+        try:
+            with (self.folder / "daemon.log").open("a") as log_file:
+                self.proc = subprocess.Popen(
+                    [sys.executable, "-m", "tests.floor_table", str(self.config)],
+                    cwd=ROOT,
+                    env=notify.environ(),
+                    stdout=subprocess.DEVNULL,
+                    stderr=log_file,
+                )
+            try:
+                await notify.awaited("READY=1", timeout=20)
+            except TimeoutError:
+                raise AssertionError((self.folder / "daemon.log").read_text()) from None
+        finally:
+            notify.close()
 
     def url(self, path: str) -> str:
         return f"http://127.0.0.1:{self.port}{path}"
@@ -624,13 +680,13 @@ async def test_three_tables_copied_whole_through_broker_restarts_and_a_kill_9(tm
         floor_running(tmp_path / "floor", broker) as (boss, _, _),
     ):
         for table in tables:
-            await table.start(http)
+            await table.start()
         try:
             for step in range(steps):
                 what = happenings.get(step)
                 if what == "kill t2":
                     tables[1].kill()  # between two entries: each one answered is committed
-                    await tables[1].start(http)
+                    await tables[1].start()
                 elif what is not None:
                     what()
                 for table, night in zip(tables, nights, strict=True):
@@ -647,7 +703,7 @@ async def test_three_tables_copied_whole_through_broker_restarts_and_a_kill_9(tm
                         return False
                 return True
 
-            await until(all_copied, timeout=90, every=0.2)
+            await until(boss, all_copied, timeout=90)
         finally:
             for table in tables:
                 table.stop()
