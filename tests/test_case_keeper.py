@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import heapq
 import itertools
 import logging
 import random
@@ -51,7 +52,6 @@ from faro_pi.game.events import Alarm, Bet, CardDrawn, Clear, Lock, Session, Shu
 from faro_pi.game.rules import Table
 from faro_pi.service.config import LedsConfig
 from faro_pi.virtual.chain import VirtualChain, watched_factory
-from tests.conftest import COUNTING, CountingLoop
 from tests.fake_lgpio import Lgpio, pi_factory
 
 LEDS = LedsConfig(driver="74hc595", data=10, clock=11, latch=8, enable=18, brightness=1.0)
@@ -689,12 +689,44 @@ async def test_gpiozeros_own_mock_pins_take_the_spi_driver_in_software():
 # -- waking the loop only when the LEDs change -----------------------------------------
 
 
-def keeper_timers(loop: CountingLoop, keeper: CaseKeeper) -> int:
-    return sum(1 for callback in loop.timers if getattr(callback, "__self__", None) is keeper)
+class FakeClock:
+    """Table time that moves only when the test says so: the case keeper's timers run in
+    :meth:`advance`, none of them slept through, and each one that fires is counted."""
+
+    def __init__(self):
+        self.now = 0.0
+        self.woke = 0
+        """Timers fired: each one a wake-up of the loop at the table."""
+        self._timers: list = []
+        self._made = itertools.count()
+
+    def call_later(self, delay: float, callback, *args) -> Timer:
+        timer = Timer(self.now + delay, next(self._made), callback, args)
+        heapq.heappush(self._timers, timer)
+        return timer
+
+    def advance(self, seconds: float) -> None:
+        until = self.now + seconds
+        while self._timers and self._timers[0].when <= until:
+            timer = heapq.heappop(self._timers)
+            if timer.cancelled:
+                continue
+            self.now = timer.when
+            self.woke += 1
+            timer.callback(*timer.args)
+        self.now = until
 
 
-FAST = 25
-"""Table time runs this much faster in the tests below."""
+@dataclasses.dataclass(order=True)
+class Timer:
+    when: float
+    made: int
+    callback: object = dataclasses.field(compare=False)
+    args: tuple = dataclasses.field(compare=False)
+    cancelled: bool = dataclasses.field(default=False, compare=False)
+
+    def cancel(self) -> None:
+        self.cancelled = True
 
 
 @pytest.mark.parametrize(
@@ -705,20 +737,24 @@ FAST = 25
         (49, 8),  # the last three's slow blink, 4 s of it: twice a second, not 8 times
     ],
 )
-@pytest.mark.parametrize("anyio_backend", [COUNTING])
-async def test_the_loop_wakes_only_when_the_leds_change(cards, wakes):
-    loop = asyncio.get_running_loop()
-    with keeper_on(tick=TICK / FAST) as (keeper, chain, _):
+def test_the_loop_wakes_only_when_the_leds_change(cards, wakes):
+    clock = FakeClock()
+    factory, chain = watched_factory(LEDS)
+    keeper = CaseKeeper(LEDS, factory, clock=clock)
+    try:
         table = Table()
         for card in deal(5)[:cards]:
             keeper.show(table, card_event(table, card))
         if cards == 49:
-            await asyncio.sleep(len(keeper.signal.once) * TICK / FAST)  # the pair's flashes
-        before, latches = keeper_timers(loop, keeper), chain.latches
-        await asyncio.sleep(4 / FAST)  # 4 s of table time
-        woke = keeper_timers(loop, keeper) - before
-        assert woke == pytest.approx(wakes, abs=1)
-        assert chain.latches - latches >= woke - 1  # each wake-up latched a change
+            clock.advance(len(keeper.signal.once) * TICK)  # the pair's flashes
+        before, latches = clock.woke, chain.latches
+        clock.advance(4.0)  # 4 s of table time
+        woke = clock.woke - before
+        assert woke == wakes
+        assert chain.latches - latches == woke  # each wake-up latched a change
+    finally:
+        keeper.close()
+        factory.close()
 
 
 def test_a_signal_steps_to_the_next_change_only():

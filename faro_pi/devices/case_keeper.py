@@ -180,14 +180,17 @@ class CaseKeeper:
 
     OE is held high (blank) from the start until the first frame is latched,
     then set to ``config.brightness`` (PWM when dimmed). ``tick`` is the
-    length of a signal's phase in seconds.
+    length of a signal's phase in seconds; ``clock`` schedules the phases
+    (its ``call_later``): the running loop, unless a test hands in a clock
+    of its own.
     """
 
-    def __init__(self, config: LedsConfig, factory=None, *, tick: float = TICK):
+    def __init__(self, config: LedsConfig, factory=None, *, tick: float = TICK, clock=None):
         if config.driver not in DRIVERS:
             raise FaroError(f"leds.driver = {config.driver!r}: no case keeper to drive")
         self.brightness = config.brightness
         self.tick = tick
+        self._clock = clock
         self.shown: int | None = None
         """The frame latched last; None before the first."""
         self.steady = ALL_LIT
@@ -258,7 +261,8 @@ class CaseKeeper:
             self._still.set()
             return
         delay = (later - self.phase) * self.tick
-        self._timer = asyncio.get_running_loop().call_later(delay, self._step, later)
+        clock = self._clock or asyncio.get_running_loop()
+        self._timer = clock.call_later(delay, self._step, later)
         self._still.clear()
 
     async def still(self) -> None:
