@@ -1026,15 +1026,15 @@ def test_without_config_or_url_the_client_says_where_it_looked(tmp_path, monkeyp
     from faro_pi import cli
 
     monkeypatch.delenv(cli.CONFIG_VARIABLE, raising=False)
-    monkeypatch.setattr(cli, "INSTALLED_CONFIG", tmp_path / "etc" / "config.toml")
-    assert cli.main(["status"]) == 2
+    installed = tmp_path / "etc" / "config.toml"
+    assert cli.main(["status"], installed=installed) == 2
     out, err = capsys.readouterr()
     assert out == ""
     assert err == (
         "faro-pi: no config: give --config FILE (or --url and --token), set FARO_PI_CONFIG, "
         f"or install one at {tmp_path}/etc/config.toml (sudo make install)\n"
     )
-    assert cli.main(["export"]) == 2
+    assert cli.main(["export"], installed=installed) == 2
     assert "no config: give --config FILE, set FARO_PI_CONFIG" in capsys.readouterr().err
 
 

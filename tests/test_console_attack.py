@@ -281,10 +281,7 @@ def test_a_thousand_idle_connections_neither_choke_the_console_nor_slow_the_card
 # -- the request's deadline and the door --------------------------------------------------
 
 
-async def test_a_request_that_never_ends_is_closed_and_a_whole_one_is_answered(
-    tmp_path, monkeypatch
-):
-    monkeypatch.setattr(guest, "REQUEST_TIMEOUT", 0.3)
+async def test_a_request_that_never_ends_is_closed_and_a_whole_one_is_answered(tmp_path):
     console_config(tmp_path)
 
     async def closed_within(reader: asyncio.StreamReader, seconds: float) -> bool:
@@ -294,6 +291,7 @@ async def test_a_request_that_never_ends_is_closed_and_a_whole_one_is_answered(
         return True
 
     async with console_table(tmp_path) as lookout:
+        lookout.console.server.server_state.request_timeout = 0.3  # of 10 s at the table
         port = lookout.console.port
         silent = await asyncio.open_connection("127.0.0.1", port)  # never says a word
         partial = await asyncio.open_connection("127.0.0.1", port)
@@ -324,14 +322,14 @@ async def test_a_request_that_never_ends_is_closed_and_a_whole_one_is_answered(
 
 
 async def test_a_full_console_shows_out_the_longest_idle_and_answers_503_when_all_are_busy(
-    tmp_path, monkeypatch
+    tmp_path,
 ):
-    monkeypatch.setattr(guest, "CONNECTIONS", 8)
     console_config(tmp_path)
 
     async with console_table(tmp_path) as lookout:
+        assert lookout.console.server.server_state.limit == guest.connection_limit()
+        lookout.console.server.server_state.limit = 8  # of 256 at the table
         port = lookout.console.port
-        assert lookout.console.server.server_state.limit == 8
         idle = []
         for _ in range(20):
             idle.append(await asyncio.open_connection("127.0.0.1", port))

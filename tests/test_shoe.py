@@ -9,7 +9,6 @@ import serial
 from faro_pi.exc import JournalError
 from faro_pi.game.cards import parse_card
 from faro_pi.game.events import Alarm, Clear
-from faro_pi.shoe import link
 from faro_pi.shoe.fsp1 import CardFrame, Heartbeat, Hello
 from faro_pi.shoe.link import Fsp1Shoe, ReaderPort
 
@@ -108,18 +107,13 @@ async def test_a_port_that_may_not_be_opened_raises_an_alarm_with_the_fix(monkey
         raise serial.SerialException(13, f"could not open port {url}: [Errno 13] Permission denied")
 
     monkeypatch.setattr(serial, "serial_for_url", denied)
-    monkeypatch.setattr(link, "BACKOFF_FIRST", 0.01)
 
-    async def scenario():
-        said = asyncio.Event()
-        why: list[str] = []
-        port = ReaderPort("/dev/ttyACM0", 115200, lambda data: None, refused=lambda w: (
-            why.append(w), said.set()))  # fmt: skip
-        port.start()
-        await asyncio.wait_for(said.wait(), 5)
-        await asyncio.wait_for(tries.wait(), 5)  # more tries: still one alarm
-        await port.close()
-        return why
-
-    why = await scenario()
+    said = asyncio.Event()
+    why: list[str] = []
+    port = ReaderPort("/dev/ttyACM0", 115200, lambda data: None, refused=lambda w: (
+        why.append(w), said.set()), backoff=0.01)  # fmt: skip
+    port.start()
+    await asyncio.wait_for(said.wait(), 5)
+    await asyncio.wait_for(tries.wait(), 5)  # more tries: still one alarm
+    await port.close()
     assert len(why) == 1 and "permission denied" in why[0] and "dialout" in why[0]
