@@ -168,20 +168,33 @@ async def test_a_link_left_by_a_killed_reader_leads_to_no_other_pty(tmp_path):
         reader.close()
 
 
-async def test_a_second_faro_pi_on_the_same_reader_waits_and_takes_nothing(table_dir):
+async def test_a_second_faro_pi_on_the_same_reader_waits_and_takes_nothing(table_dir, monkeypatch):
+    import serial
+
     order = deck(5)[:6]
+    tries, tried = [0], asyncio.Event()
+    loop = asyncio.get_running_loop()
+    serial_for_url = serial.serial_for_url
+
+    def counted(url, *args, **kwargs):
+        tries[0] += 1
+        if tries[0] == 3:
+            loop.call_soon_threadsafe(tried.set)
+        return serial_for_url(url, *args, **kwargs)
 
     async with running_table(table_dir) as (daemon, reader, _):
         heard, opened = [], []
         second = ReaderPort(
-            str(table_dir / "reader"), 115200, heard.append, lambda: opened.append(True)
-        )
+            str(table_dir / "reader"), 115200, heard.append, lambda: opened.append(True),
+            backoff=0.01,
+        )  # fmt: skip
+        monkeypatch.setattr(serial, "serial_for_url", counted)
         second.start()
         try:
             for code in order:
                 reader.card(code)
             await until(daemon, lambda t: len(t.pack.exposed) == len(order))
-            await asyncio.sleep(0.3)  # the second port has retried by now
+            await asyncio.wait_for(tried.wait(), 10)  # the second port has tried again, twice
             assert opened == [] and heard == []
             assert exposed(daemon.table) == order
         finally:
