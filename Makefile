@@ -27,8 +27,9 @@ browser:
 	@test -x /usr/bin/chromium || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; } \
 		|| echo "chromium could not be installed: the page's tests will be skipped"
 
+# One worker per core (pytest-xdist): each test has its own folder, ports and broker.
 test: $(STAMP) test-deps browser
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n auto
 
 # Rewrites the golden pictures on purpose: the OLED screens and the page's screenshots.
 golden: $(STAMP) browser
