@@ -274,7 +274,10 @@ def test_a_thousand_idle_connections_neither_choke_the_console_nor_slow_the_card
     assert p99(rounds[-1]) < 0.05, shown
     lines = log.decode().splitlines()
     cards = sum(map(len, rounds))
-    assert len(lines) < cards + 40, f"{len(lines)} lines of log: {lines[-5:]}"
+    # A line per card, and per pack its shuffle and the integrity report on the stacked
+    # pack (a line, a warning, an alarm): a busy machine's extra rounds deal more packs.
+    packs = cards // 52
+    assert len(lines) < cards + 6 * packs + 24, f"{len(lines)} lines of log: {lines[-5:]}"
     assert not [line for line in lines if "Traceback" in line or "socket.accept" in line]
 
 
