@@ -44,8 +44,9 @@ browser:
 	@test -x /usr/bin/chromium || { $(APT_UPDATE) && $(APT_GET) install -y -qq chromium; } \
 		|| echo "chromium could not be installed: the page's tests will be skipped"
 
+# One worker per core (pytest-xdist): each test has its own folder, ports and broker.
 test: $(STAMP) test-deps old-pillow browser
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n auto
 
 # Rewrites the golden pictures on purpose: the OLED screens and the page's screenshots.
 golden: $(STAMP) browser

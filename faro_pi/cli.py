@@ -63,21 +63,21 @@ def _speed(text: str) -> float:
     return speed
 
 
-def _find_config(args: argparse.Namespace) -> bool:
+def _find_config(args: argparse.Namespace, installed: Path) -> bool:
     """Fills in a left-out ``--config``; False after printing one line on why there is none."""
     if not hasattr(args, "config") or getattr(args, "url", None):
         return True
     if args.config is None:
-        args.config = config_path()
+        args.config = config_path(installed=installed)
     if args.config is None:
         url = " (or --url and --token)" if hasattr(args, "url") else ""
         print(
             f"faro-pi: no config: give --config FILE{url}, set {CONFIG_VARIABLE}, "
-            f"or install one at {INSTALLED_CONFIG} (sudo make install)",
+            f"or install one at {installed} (sudo make install)",
             file=sys.stderr,
         )
         return False
-    if Path(args.config).parent == INSTALLED_CONFIG.parent and _denied(args.config):
+    if Path(args.config).parent == installed.parent and _denied(args.config):
         print(
             f"faro-pi: {args.config}: permission denied: {client.JOIN_THE_GROUP}", file=sys.stderr
         )
@@ -304,9 +304,10 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
     return args
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None, *, installed: Path = INSTALLED_CONFIG) -> int:
+    """The ``faro-pi`` command; ``installed`` is where the config is looked for last."""
     args = _parse(argv)
-    if not _find_config(args):
+    if not _find_config(args, installed):
         return 2
     try:
         return args.run(args)

@@ -212,34 +212,31 @@ def validator(document: dict, name: str) -> jsonschema.Validator:
 # -- reads, writes and the schema ----------------------------------------------------
 
 
-def test_the_console_serves_the_page_the_schema_and_the_state(tmp_path):
+async def test_the_console_serves_the_page_the_schema_and_the_state(tmp_path):
     console_config(tmp_path)
 
-    async def scenario():
-        async with console_table(tmp_path) as lookout:
-            page = await lookout.http.get("/")
-            assert page.status_code == 200 and "console" in page.text
-            document = (await lookout.http.get("/openapi.json")).json()
-            assert document == openapi()
-            state = await lookout.state()
-            validator(document, "State").validate(state)
-            assert state["pack"] == {
-                "number": 1,
-                "exposed": [],
-                "left": 52,
-                "turn": 0,
-                "soda": None,
-                "hock": None,
-                "complete": False,
-                "stage": "shuffled",
-            }
-            assert [c["rank"] for c in state["case"]][:3] == ["A", "2", "3"]
-            assert state["entries"] == "open" and state["seats"] == []
-            assert state["can_lock"] is True
-            missing = await lookout.http.get("/api/nothing")
-            assert missing.status_code == 404 and "openapi" in missing.json()["error"]
-
-    asyncio.run(scenario())
+    async with console_table(tmp_path) as lookout:
+        page = await lookout.http.get("/")
+        assert page.status_code == 200 and "console" in page.text
+        document = (await lookout.http.get("/openapi.json")).json()
+        assert document == openapi()
+        state = await lookout.state()
+        validator(document, "State").validate(state)
+        assert state["pack"] == {
+            "number": 1,
+            "exposed": [],
+            "left": 52,
+            "turn": 0,
+            "soda": None,
+            "hock": None,
+            "complete": False,
+            "stage": "shuffled",
+        }
+        assert [c["rank"] for c in state["case"]][:3] == ["A", "2", "3"]
+        assert state["entries"] == "open" and state["seats"] == []
+        assert state["can_lock"] is True
+        missing = await lookout.http.get("/api/nothing")
+        assert missing.status_code == 404 and "openapi" in missing.json()["error"]
 
 
 def test_the_state_says_the_packs_stage_and_whether_the_lock_is_taken_at_every_card():
@@ -312,7 +309,7 @@ def test_every_event_type_is_declared_once_and_its_examples_round_trip():
             assert event_from_json(event_to_json(event)) == event
 
 
-def test_events_posted_are_journaled_then_applied_and_answered_with_the_state(tmp_path):
+async def test_events_posted_are_journaled_then_applied_and_answered_with_the_state(tmp_path):
     console_config(tmp_path)
 
     async def scenario():
@@ -357,14 +354,14 @@ def test_events_posted_are_journaled_then_applied_and_answered_with_the_state(tm
             await lookout.deal("3D")
             assert (await lookout.state())["entries"] == "closed"
 
-    asyncio.run(scenario())
+    await scenario()
     with Journal.open(tmp_path / "journal.sqlite3", readonly=True) as journal:
         rows = [entry.event for entry in journal.rows()]
     assert [row["source"] for row in rows if row["type"] == "card"] == ["hand"] * 6
     assert rows[1].get("junk") is None
 
 
-def test_every_refusal_of_the_rules_answers_409_with_its_rule_and_changes_nothing(tmp_path):
+async def test_every_refusal_of_the_rules_answers_409_with_its_rule_and_changes_nothing(tmp_path):
     console_config(tmp_path)
     first = pack_ending_with("JC", "QC", "KC")
     first = ["5H", "KD", "9C", "5S", "5D", "5C", "2H"] + [
@@ -448,7 +445,7 @@ def test_every_refusal_of_the_rules_answers_409_with_its_rule_and_changes_nothin
             )
             return seen | t.rules
 
-    seen = asyncio.run(scenario())
+    seen = await scenario()
     source = "".join(Path(m.__file__).read_text() for m in (rules, calls, seats))
     # A balance past 2**52 takes millions of wins at the largest limit, and an integrity
     # report is the daemon's own (never entered): tests/test_rules.py reaches both directly.
@@ -503,25 +500,22 @@ MALFORMED = [
 ]
 
 
-def test_a_malformed_request_answers_4xx_with_a_message_and_changes_nothing(tmp_path):
+async def test_a_malformed_request_answers_4xx_with_a_message_and_changes_nothing(tmp_path):
     console_config(tmp_path)
 
-    async def scenario():
-        async with console_table(tmp_path) as lookout:
-            await lookout.enter({"type": "session", "seats": SEATS, "banker": "Cy"})
-            before = await lookout.state()
-            for body, status in MALFORMED:
-                answer = await lookout.post(body)
-                assert answer.status_code == status, (body[:80], answer.text)
-                assert answer.json()["error"]
-            wrong_method = await lookout.http.delete("/api/events", headers=lookout.auth)
-            assert wrong_method.status_code == 405
-            assert await lookout.state() == before
-
-    asyncio.run(scenario())
+    async with console_table(tmp_path) as lookout:
+        await lookout.enter({"type": "session", "seats": SEATS, "banker": "Cy"})
+        before = await lookout.state()
+        for body, status in MALFORMED:
+            answer = await lookout.post(body)
+            assert answer.status_code == status, (body[:80], answer.text)
+            assert answer.json()["error"]
+        wrong_method = await lookout.http.delete("/api/events", headers=lookout.auth)
+        assert wrong_method.status_code == 405
+        assert await lookout.state() == before
 
 
-def test_schema_driven_fuzz_finds_no_5xx_and_no_change_from_a_refused_request(tmp_path):
+async def test_schema_driven_fuzz_finds_no_5xx_and_no_change_from_a_refused_request(tmp_path):
     console_config(tmp_path)
 
     def fuzz(base: str, token: str, document: dict) -> dict:
@@ -583,58 +577,52 @@ def test_schema_driven_fuzz_finds_no_5xx_and_no_change_from_a_refused_request(tm
             requests_from_the_schema()
         return seen
 
-    async def scenario():
-        async with console_table(tmp_path) as lookout:
-            await lookout.enter({"type": "session", "seats": SEATS, "banker": "Cy"})
-            document = (await lookout.http.get("/openapi.json")).json()
-            started = time.perf_counter()
-            seen = await asyncio.to_thread(
-                fuzz, str(lookout.http.base_url), lookout.console.token, document
-            )
-            took = time.perf_counter() - started
-            print(f"fuzz: {sum(seen.values())} requests in {took:.1f} s, by status {seen}")
-            assert seen.get(200) and seen.get(409) and seen.get(422) and seen.get(401)
-
-    asyncio.run(scenario())
+    async with console_table(tmp_path) as lookout:
+        await lookout.enter({"type": "session", "seats": SEATS, "banker": "Cy"})
+        document = (await lookout.http.get("/openapi.json")).json()
+        started = time.perf_counter()
+        seen = await asyncio.to_thread(
+            fuzz, str(lookout.http.base_url), lookout.console.token, document
+        )
+        took = time.perf_counter() - started
+        print(f"fuzz: {sum(seen.values())} requests in {took:.1f} s, by status {seen}")
+        assert seen.get(200) and seen.get(409) and seen.get(422) and seen.get(401)
 
 
-def test_every_write_without_the_right_token_answers_401_and_changes_nothing(tmp_path):
+async def test_every_write_without_the_right_token_answers_401_and_changes_nothing(tmp_path):
     console_config(tmp_path)
 
-    async def scenario():
-        async with console_table(tmp_path) as lookout:
-            document = (await lookout.http.get("/openapi.json")).json()
-            writes = [
-                (method, path, operation)
-                for path, operations in document["paths"].items()
-                for method, operation in operations.items()
-                if method != "get"
-            ]
-            assert writes
-            before = await lookout.state()
-            wrong = [
-                {},
-                {"Authorization": "Bearer not-the-token"},
-                {"Authorization": f"Bearer {lookout.console.token}x"},
-                {"Authorization": f"Basic {lookout.console.token}"},
-                {"Authorization": lookout.console.token},
-                {"Authorization": "Bearer"},
-            ]
-            for method, path, operation in writes:
-                assert operation["security"] == [{"token": []}]
-                content = operation["requestBody"]["content"]["application/json"]
-                body = next(iter(content["examples"].values()))["value"]
-                for headers in wrong:
-                    answer = await lookout.http.request(method, path, json=body, headers=headers)
-                    assert answer.status_code == 401, (method, path, headers)
-                    assert "token" in answer.json()["error"]
-                    assert answer.headers["www-authenticate"].startswith("Bearer")
-            assert await lookout.state() == before
-            lower = {"Authorization": f"bearer {lookout.console.token}"}
-            answer = await lookout.http.post("/api/events", json={"type": "lock"}, headers=lower)
-            assert answer.status_code == 200
-
-    asyncio.run(scenario())
+    async with console_table(tmp_path) as lookout:
+        document = (await lookout.http.get("/openapi.json")).json()
+        writes = [
+            (method, path, operation)
+            for path, operations in document["paths"].items()
+            for method, operation in operations.items()
+            if method != "get"
+        ]
+        assert writes
+        before = await lookout.state()
+        wrong = [
+            {},
+            {"Authorization": "Bearer not-the-token"},
+            {"Authorization": f"Bearer {lookout.console.token}x"},
+            {"Authorization": f"Basic {lookout.console.token}"},
+            {"Authorization": lookout.console.token},
+            {"Authorization": "Bearer"},
+        ]
+        for method, path, operation in writes:
+            assert operation["security"] == [{"token": []}]
+            content = operation["requestBody"]["content"]["application/json"]
+            body = next(iter(content["examples"].values()))["value"]
+            for headers in wrong:
+                answer = await lookout.http.request(method, path, json=body, headers=headers)
+                assert answer.status_code == 401, (method, path, headers)
+                assert "token" in answer.json()["error"]
+                assert answer.headers["www-authenticate"].startswith("Bearer")
+        assert await lookout.state() == before
+        lower = {"Authorization": f"bearer {lookout.console.token}"}
+        answer = await lookout.http.post("/api/events", json={"type": "lock"}, headers=lower)
+        assert answer.status_code == 200
 
 
 # -- the event stream ---------------------------------------------------------------
@@ -651,113 +639,99 @@ async def next_state(lines) -> dict:
     raise AssertionError("the stream ended")
 
 
-def test_a_card_from_the_shoe_reaches_an_open_stream_at_once(tmp_path):
+async def test_a_card_from_the_shoe_reaches_an_open_stream_at_once(tmp_path):
     console_config(tmp_path)
 
-    async def scenario():
-        async with (
-            console_table(tmp_path) as lookout,
-            lookout.http.stream("GET", "/api/events") as stream,
-        ):
-            assert stream.headers["content-type"].startswith("text/event-stream")
-            lines = stream.aiter_lines()
-            first = await next_state(lines)
-            assert first == await lookout.state()
-            latencies = []
-            for n, code in enumerate(["5H", "KD", "9C", "QS", "2C"], start=1):
-                sent = time.perf_counter()
-                lookout.reader.card(code)
-                state = await next_state(lines)
-                latencies.append(time.perf_counter() - sent)
-                assert state["pack"]["exposed"][-1] == code
-                assert len(state["pack"]["exposed"]) == n
-                assert state["version"] == first["version"] + n
-            print("card frame to SSE state: " + ", ".join(f"{t * 1e3:.1f} ms" for t in latencies))
-            assert max(latencies) < 0.5  # 100 ms here, with room for a busy machine
-
-    asyncio.run(scenario())
+    async with (
+        console_table(tmp_path) as lookout,
+        lookout.http.stream("GET", "/api/events") as stream,
+    ):
+        assert stream.headers["content-type"].startswith("text/event-stream")
+        lines = stream.aiter_lines()
+        first = await next_state(lines)
+        assert first == await lookout.state()
+        latencies = []
+        for n, code in enumerate(["5H", "KD", "9C", "QS", "2C"], start=1):
+            sent = time.perf_counter()
+            lookout.reader.card(code)
+            state = await next_state(lines)
+            latencies.append(time.perf_counter() - sent)
+            assert state["pack"]["exposed"][-1] == code
+            assert len(state["pack"]["exposed"]) == n
+            assert state["version"] == first["version"] + n
+        print("card frame to SSE state: " + ", ".join(f"{t * 1e3:.1f} ms" for t in latencies))
+        assert max(latencies) < 0.5  # 100 ms here, with room for a busy machine
 
 
-def test_a_slow_stream_loses_states_but_never_holds_the_table(tmp_path):
+async def test_a_slow_stream_loses_states_but_never_holds_the_table(tmp_path):
     console_config(tmp_path)
     seats = [f"P{i}" for i in range(10)]
 
-    async def scenario():
-        async with console_table(tmp_path) as lookout:
-            stalled = socket.socket()  # a phone that stops reading: it is never read
-            stalled.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
-            stalled.connect(("127.0.0.1", lookout.console.port))
-            stalled.sendall(b"GET /api/events HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
-            while not lookout.console.clients:
-                await asyncio.sleep(0)  # the server's turn to take the request
-            [client] = lookout.console.clients
+    async with console_table(tmp_path) as lookout:
+        stalled = socket.socket()  # a phone that stops reading: it is never read
+        stalled.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        stalled.connect(("127.0.0.1", lookout.console.port))
+        stalled.sendall(b"GET /api/events HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        while not lookout.console.clients:
+            await asyncio.sleep(0)  # the server's turn to take the request
+        [client] = lookout.console.clients
+        started = time.perf_counter()
+        await lookout.enter({"type": "session", "seats": seats, "banker": "P0"})
+        for player in seats[1:]:  # a crowded layout: every state is several kB
+            for rank in ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"):
+                await lookout.enter({"type": "bet", "player": player, "rank": rank, "weight": 2})
+        for code in pack_ending_with():
+            await lookout.deal(code)
+            if lookout.daemon.table.entries_open:
+                await lookout.enter({"type": "lock"})
+        took = time.perf_counter() - started
+        assert client.queue.qsize() <= BACKLOG
+        assert client.lost > 0
+        assert (await lookout.state())["pack"]["complete"]
+        print(f"a pack and 117 bets, one stream stalled: {took:.2f} s, {client.lost} dropped")
+        stalled.close()
+        await client.task  # the stream ends once the server sees the client gone
+        assert not lookout.console.clients
+
+
+async def test_a_stream_that_goes_away_is_dropped_and_shutdown_ends_the_others(tmp_path):
+    console_config(tmp_path)
+
+    async with console_table(tmp_path) as lookout:
+        async with lookout.http.stream("GET", "/api/events") as stream:
+            await next_state(stream.aiter_lines())
+            [gone] = lookout.console.clients
+        await gone.task
+        assert not lookout.console.clients
+        await lookout.enter({"type": "session", "seats": SEATS, "banker": "Cy"})
+
+        async with lookout.http.stream("GET", "/api/events") as stream:
+            lines = stream.aiter_lines()
+            await next_state(lines)
             started = time.perf_counter()
-            await lookout.enter({"type": "session", "seats": seats, "banker": "P0"})
-            for player in seats[1:]:  # a crowded layout: every state is several kB
-                for rank in ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"):
-                    await lookout.enter(
-                        {"type": "bet", "player": player, "rank": rank, "weight": 2}
-                    )
-            for code in pack_ending_with():
-                await lookout.deal(code)
-                if lookout.daemon.table.entries_open:
-                    await lookout.enter({"type": "lock"})
-            took = time.perf_counter() - started
-            assert client.queue.qsize() <= BACKLOG
-            assert client.lost > 0
-            assert (await lookout.state())["pack"]["complete"]
-            print(f"a pack and 117 bets, one stream stalled: {took:.2f} s, {client.lost} dropped")
-            stalled.close()
-            await client.task  # the stream ends once the server sees the client gone
-            assert not lookout.console.clients
-
-    asyncio.run(scenario())
+            lookout.daemon.stopped.set()  # SIGTERM's doing
+            rest = [line async for line in lines]
+            assert set(rest) <= {""}  # the stream ends cleanly, with nothing more
+        assert time.perf_counter() - started < 2
 
 
-def test_a_stream_that_goes_away_is_dropped_and_shutdown_ends_the_others(tmp_path):
+async def test_a_quiet_stream_hears_a_heartbeat(tmp_path):
     console_config(tmp_path)
 
-    async def scenario():
-        async with console_table(tmp_path) as lookout:
-            async with lookout.http.stream("GET", "/api/events") as stream:
-                await next_state(stream.aiter_lines())
-                [gone] = lookout.console.clients
-            await gone.task
-            assert not lookout.console.clients
-            await lookout.enter({"type": "session", "seats": SEATS, "banker": "Cy"})
-
-            async with lookout.http.stream("GET", "/api/events") as stream:
-                lines = stream.aiter_lines()
-                await next_state(lines)
-                started = time.perf_counter()
-                lookout.daemon.stopped.set()  # SIGTERM's doing
-                rest = [line async for line in lines]
-                assert set(rest) <= {""}  # the stream ends cleanly, with nothing more
-            assert time.perf_counter() - started < 2
-
-    asyncio.run(scenario())
+    async with console_table(tmp_path) as lookout:
+        lookout.console.heartbeat = 0.05
+        async with lookout.http.stream("GET", "/api/events") as stream:
+            lines = stream.aiter_lines()
+            await next_state(lines)
+            async for line in lines:
+                if line.startswith(":"):
+                    break
+        head = await lookout.http.head("/api/events")
+        assert head.status_code == 200
+        assert head.headers["content-type"].startswith("text/event-stream")
 
 
-def test_a_quiet_stream_hears_a_heartbeat(tmp_path):
-    console_config(tmp_path)
-
-    async def scenario():
-        async with console_table(tmp_path) as lookout:
-            lookout.console.heartbeat = 0.05
-            async with lookout.http.stream("GET", "/api/events") as stream:
-                lines = stream.aiter_lines()
-                await next_state(lines)
-                async for line in lines:
-                    if line.startswith(":"):
-                        break
-            head = await lookout.http.head("/api/events")
-            assert head.status_code == 200
-            assert head.headers["content-type"].startswith("text/event-stream")
-
-    asyncio.run(scenario())
-
-
-def test_closing_awaits_the_connections_going_instead_of_napping(tmp_path, monkeypatch):
+async def test_closing_awaits_the_connections_going_instead_of_napping(tmp_path, monkeypatch):
     """uvicorn's shutdown sleeps a tenth of a second, then looks ten times a second whether
     the connections are gone; the console's awaits their going: with an event stream and a
     kept-alive connection open, it closes both, and nothing sleeps on the way."""
@@ -769,30 +743,27 @@ def test_closing_awaits_the_connections_going_instead_of_napping(tmp_path, monke
         naps.append(delay)
         return await sleep(delay, *args, **kwargs)
 
-    async def scenario():
-        async with console_table(tmp_path) as lookout:
-            async with lookout.http.stream("GET", "/api/events") as stream:
-                lines = stream.aiter_lines()
-                await next_state(lines)
-                reader, writer = await asyncio.open_connection("127.0.0.1", lookout.console.port)
-                writer.write(b"GET /api/state HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
-                head = await reader.readuntil(b"\r\n\r\n")
-                length = int(re.search(rb"content-length: (\d+)", head, re.I)[1])
-                await reader.readexactly(length)  # answered; the connection is kept alive
-                monkeypatch.setattr(asyncio, "sleep", napping)
-                async with asyncio.timeout(5):
-                    await lookout.console.close()
-                    assert set([line async for line in lines]) <= {""}  # ended cleanly
-                    assert await reader.read() == b""  # closed by the console
-                monkeypatch.setattr(asyncio, "sleep", sleep)
-                writer.close()
-            assert naps == []
-            assert not lookout.console.server.server_state.connections
-
-    asyncio.run(scenario())
+    async with console_table(tmp_path) as lookout:
+        async with lookout.http.stream("GET", "/api/events") as stream:
+            lines = stream.aiter_lines()
+            await next_state(lines)
+            reader, writer = await asyncio.open_connection("127.0.0.1", lookout.console.port)
+            writer.write(b"GET /api/state HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+            head = await reader.readuntil(b"\r\n\r\n")
+            length = int(re.search(rb"content-length: (\d+)", head, re.I)[1])
+            await reader.readexactly(length)  # answered; the connection is kept alive
+            monkeypatch.setattr(asyncio, "sleep", napping)
+            async with asyncio.timeout(5):
+                await lookout.console.close()
+                assert set([line async for line in lines]) <= {""}  # ended cleanly
+                assert await reader.read() == b""  # closed by the console
+            monkeypatch.setattr(asyncio, "sleep", sleep)
+            writer.close()
+        assert naps == []
+        assert not lookout.console.server.server_state.connections
 
 
-def test_the_console_leaves_sigterm_to_the_daemon_and_sleeps_until_closed(tmp_path):
+async def test_the_console_leaves_sigterm_to_the_daemon_and_sleeps_until_closed(tmp_path):
     """uvicorn, left to itself, takes SIGTERM and wakes ten times a second; a guest must not."""
     console_config(tmp_path)
     before = signal.getsignal(signal.SIGTERM)
@@ -811,14 +782,14 @@ def test_the_console_leaves_sigterm_to_the_daemon_and_sleeps_until_closed(tmp_pa
             async with asyncio.timeout(5):
                 await lookout.daemon.stopped.wait()  # the daemon's handler heard it
 
-    asyncio.run(scenario())
+    await scenario()
     assert signal.getsignal(signal.SIGTERM) == before  # nothing left behind
 
 
 # -- history and export ------------------------------------------------------------------
 
 
-def test_history_and_export_tell_the_whole_session(tmp_path):
+async def test_history_and_export_tell_the_whole_session(tmp_path):
     console_config(tmp_path)
     pack = pack_ending_with("JC", "QC", "KC")
 
@@ -875,7 +846,7 @@ def test_history_and_export_tell_the_whole_session(tmp_path):
             assert exported.text == printed.decode()
             return exported.text
 
-    text = asyncio.run(scenario())
+    text = await scenario()
     lines = [json.loads(line) for line in text.splitlines()]
     assert sum(1 for line in lines if "refused" in line) == 1
     with Journal.open(tmp_path / "journal.sqlite3", readonly=True) as journal:
@@ -885,7 +856,7 @@ def test_history_and_export_tell_the_whole_session(tmp_path):
 # -- the token -----------------------------------------------------------------------
 
 
-def test_the_token_is_made_once_for_its_owner_and_group_and_kept_across_restarts(tmp_path):
+async def test_the_token_is_made_once_for_its_owner_and_group_and_kept_across_restarts(tmp_path):
     console_config(tmp_path)
     path = tmp_path / TOKEN_FILE
 
@@ -896,14 +867,14 @@ def test_the_token_is_made_once_for_its_owner_and_group_and_kept_across_restarts
             assert (await lookout.post({"type": "lock"})).status_code in (200, 409)
             return token
 
-    token = asyncio.run(start())
+    token = await start()
     assert stat.S_IMODE(path.stat().st_mode) == 0o640  # the lookouts' group reads it
     assert path.read_text().strip() == token and len(token) >= 40
-    assert asyncio.run(start()) == token
+    assert await start() == token
     assert [p.name for p in tmp_path.iterdir() if "token" in p.name] == [TOKEN_FILE]
 
 
-def test_a_configured_token_is_used_and_no_file_is_made(tmp_path):
+async def test_a_configured_token_is_used_and_no_file_is_made(tmp_path):
     console_config(tmp_path, token="open-sesame-open-sesame")
 
     async def scenario():
@@ -911,11 +882,11 @@ def test_a_configured_token_is_used_and_no_file_is_made(tmp_path):
             assert lookout.console.token == "open-sesame-open-sesame"
             await lookout.enter({"type": "session", "seats": SEATS})
 
-    asyncio.run(scenario())
+    await scenario()
     assert not (tmp_path / TOKEN_FILE).exists()
 
 
-def test_a_port_in_use_costs_the_console_not_the_game(tmp_path, caplog):
+async def test_a_port_in_use_costs_the_console_not_the_game(tmp_path, caplog):
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
         taken.listen()
@@ -928,7 +899,7 @@ def test_a_port_in_use_costs_the_console_not_the_game(tmp_path, caplog):
                 await until(daemon, lambda t: t.pack.exposed)
 
         with caplog.at_level(logging.INFO, logger="faro_pi"):
-            asyncio.run(scenario())
+            await scenario()
     [line] = [r.getMessage() for r in caplog.records if "not served" in r.getMessage()]
     assert "not served" in line and "in use" in line.lower()
 
@@ -950,7 +921,7 @@ async def faro_pi(*args: str, **environ: str) -> tuple[int, str, str]:
     return child.returncode, out.decode(), err.decode()
 
 
-def test_the_command_line_clients_work_against_a_running_daemon(tmp_path):
+async def test_the_command_line_clients_work_against_a_running_daemon(tmp_path):
     console_config(tmp_path)
     config = ("--config", str(tmp_path / "config.toml"))
     pack = pack_ending_with("JC", "QC", "KC")
@@ -992,12 +963,12 @@ def test_the_command_line_clients_work_against_a_running_daemon(tmp_path):
             assert status == 2 and "401" in err
             assert (tmp_path / TOKEN_FILE).exists()
 
-    asyncio.run(scenario())
+    await scenario()
 
     async def stopped():
         return await faro_pi("status", *config), await faro_pi("lock", *config)
 
-    for status, out, err in asyncio.run(stopped()):
+    for status, out, err in await stopped():
         assert status == 2 and out == ""
         assert len(err.splitlines()) == 1 and "is the daemon running?" in err
 
@@ -1007,144 +978,136 @@ def refused(answer: tuple[int, str, str], message: str, rule: str) -> None:
     assert answer == (1, "", f"faro-pi: refused: {message} [{rule}]\n"), answer
 
 
-def test_every_entry_has_a_command_and_a_refusal_prints_its_rule(tmp_path):
+async def test_every_entry_has_a_command_and_a_refusal_prints_its_rule(tmp_path):
     console_config(tmp_path)
     pack = pack_ending_with("JC", "QC", "KC")
     table = {"FARO_PI_CONFIG": str(tmp_path / "config.toml")}  # the config without --config
 
-    async def scenario():
-        async with console_table(tmp_path) as lookout:
+    async with console_table(tmp_path) as lookout:
 
-            async def entered(*args: str) -> str:
-                status, out, err = await faro_pi(*args, **table)
-                assert (status, err) == (0, ""), (args, err)
-                return out
+        async def entered(*args: str) -> str:
+            status, out, err = await faro_pi(*args, **table)
+            assert (status, err) == (0, ""), (args, err)
+            return out
 
-            async def no(*args: str) -> tuple[int, str, str]:
-                return await faro_pi(*args, **table)
+        async def no(*args: str) -> tuple[int, str, str]:
+            return await faro_pi(*args, **table)
 
-            await entered("seat", "Ann", "Bob", "Cy", "--banker", "Cy")
-            assert (await entered("join", "Dee")).startswith("join player=Dee\n")
-            refused(await no("join", "Dee"), "Dee is seated already", "seats")
-            await entered("leave", "Dee")
-            assert (await lookout.state())["seats"] == SEATS
-            refused(await no("leave", "Cy"), "Cy is the banker: pass the bank first", "banker")
+        await entered("seat", "Ann", "Bob", "Cy", "--banker", "Cy")
+        assert (await entered("join", "Dee")).startswith("join player=Dee\n")
+        refused(await no("join", "Dee"), "Dee is seated already", "seats")
+        await entered("leave", "Dee")
+        assert (await lookout.state())["seats"] == SEATS
+        refused(await no("leave", "Cy"), "Cy is the banker: pass the bank first", "banker")
 
-            await entered("bet", "Ann", "9", "2", "--copper")
-            await entered("bet", "Ann", "9", "2")
-            await entered("remove", "Ann", "9", "--copper")
-            [left] = (await lookout.state())["predictions"]
-            assert (left["rank"], left["copper"]) == ("9", False)
-            refused(
-                await no("remove", "Ann", "9", "--copper"),
-                "Ann has no coppered prediction on 9",
-                "nothing-to-remove",
-            )
-            assert (await entered("remove", "Ann", "9", "--ordinary")).startswith(
-                "remove player=Ann rank=9 copper=False\n"
-            )
-            assert (await lookout.state())["predictions"] == []
-            refused(
-                await no("bet", "Ann", "2", "--ranks", "9", "10"),
-                "9-10: this table takes bets on one rank only",
-                "combinations",
-            )
+        await entered("bet", "Ann", "9", "2", "--copper")
+        await entered("bet", "Ann", "9", "2")
+        await entered("remove", "Ann", "9", "--copper")
+        [left] = (await lookout.state())["predictions"]
+        assert (left["rank"], left["copper"]) == ("9", False)
+        refused(
+            await no("remove", "Ann", "9", "--copper"),
+            "Ann has no coppered prediction on 9",
+            "nothing-to-remove",
+        )
+        assert (await entered("remove", "Ann", "9", "--ordinary")).startswith(
+            "remove player=Ann rank=9 copper=False\n"
+        )
+        assert (await lookout.state())["predictions"] == []
+        refused(
+            await no("bet", "Ann", "2", "--ranks", "9", "10"),
+            "9-10: this table takes bets on one rank only",
+            "combinations",
+        )
 
-            await entered("card", pack[0])
-            refused(
-                await no("void", pack[1]), f"the last card is {pack[0]}, not {pack[1]}", "void-card"
-            )
-            await entered("void", pack[0])
-            refused(await no("void"), "no card of this pack has been exposed", "nothing-to-void")
+        await entered("card", pack[0])
+        refused(
+            await no("void", pack[1]), f"the last card is {pack[0]}, not {pack[1]}", "void-card"
+        )
+        await entered("void", pack[0])
+        refused(await no("void"), "no card of this pack has been exposed", "nothing-to-void")
 
-            refused(await no("clear"), "there is no alarm to clear", "no-alarm")
-            lookout.reader.no_read()
-            await until(lookout.daemon, lambda t: t.alarms)
-            refused(await no("clear", "gap"), "there is no gap alarm to clear", "no-alarm")
-            await entered("clear", "noread")
-            assert (await lookout.state())["alarms"] == []
+        refused(await no("clear"), "there is no alarm to clear", "no-alarm")
+        lookout.reader.no_read()
+        await until(lookout.daemon, lambda t: t.alarms)
+        refused(await no("clear", "gap"), "there is no gap alarm to clear", "no-alarm")
+        await entered("clear", "noread")
+        assert (await lookout.state())["alarms"] == []
 
-            await lookout.deal(*pack[:49])
-            await entered("call", "Bob", "J", "Q", "K", "2")
-            assert (await entered("call", "--take-back", "Bob")).startswith(
-                "remove player=Bob call=True\n"
-            )
-            assert (await lookout.state())["calls"] == []
-            refused(
-                await no("call", "--take-back", "Bob"),
-                "Bob has no call to take back",
-                "nothing-to-remove",
-            )
-            assert (await no("call", "--take-back", "Bob", "J"))[0] == 2
+        await lookout.deal(*pack[:49])
+        await entered("call", "Bob", "J", "Q", "K", "2")
+        assert (await entered("call", "--take-back", "Bob")).startswith(
+            "remove player=Bob call=True\n"
+        )
+        assert (await lookout.state())["calls"] == []
+        refused(
+            await no("call", "--take-back", "Bob"),
+            "Bob has no call to take back",
+            "nothing-to-remove",
+        )
+        assert (await no("call", "--take-back", "Bob", "J"))[0] == 2
 
-            await lookout.deal(*pack[49:])
-            await entered("close")
-            refused(
-                await no("join", "Ann"), "no session: seat the participants first", "no-session"
-            )
-            await entered("shuffle")
-            assert (await lookout.state())["pack"]["exposed"] == []
-
-    asyncio.run(scenario())
+        await lookout.deal(*pack[49:])
+        await entered("close")
+        refused(await no("join", "Ann"), "no session: seat the participants first", "no-session")
+        await entered("shuffle")
+        assert (await lookout.state())["pack"]["exposed"] == []
 
 
-def test_bets_and_removes_on_two_ranks_and_the_high_card_at_a_house_table(tmp_path):
+async def test_bets_and_removes_on_two_ranks_and_the_high_card_at_a_house_table(tmp_path):
     console_config(tmp_path)
     config = tmp_path / "config.toml"
     config.write_text(config.read_text() + '\n[rules]\nprofile = "house"\n')
     table = ("--config", str(config))
 
-    async def scenario():
-        async with console_table(tmp_path) as lookout:
+    async with console_table(tmp_path) as lookout:
 
-            async def entered(*args: str) -> str:
-                status, out, err = await faro_pi(*args, *table)
-                assert (status, err) == (0, ""), (args, err)
-                return out
+        async def entered(*args: str) -> str:
+            status, out, err = await faro_pi(*args, *table)
+            assert (status, err) == (0, ""), (args, err)
+            return out
 
-            await entered("seat", "Ann", "Bob", "Cy", "--banker", "Cy")
-            assert (await entered("bet", "Ann", "3", "--ranks", "9", "10")).startswith(
-                "bet player=Ann ranks=9,10 weight=3 copper=False\n"
-            )
-            await entered("bet", "Ann", "1", "--high-card", "--copper")
-            state = await lookout.state()
-            assert [
-                (p.get("ranks"), p.get("high_card"), p["copper"]) for p in state["predictions"]
-            ] == [
-                (["9", "10"], None, False),
-                (None, True, True),
-            ]
-            status, out, err = await faro_pi("bet", "Ann", "--ranks", "9", "10", "3", *table)
-            assert (status, out) == (2, "")
-            assert err == (
-                "faro-pi bet: give PLAYER RANK WEIGHT, or PLAYER WEIGHT with --ranks R R [R R] "
-                "or --high-card (the weight before --ranks)\n"
-            )
-            refused(
-                await faro_pi("remove", "Ann", "--high-card", "--ordinary", *table),
-                "Ann has no ordinary bet on the high card",
-                "nothing-to-remove",
-            )
-            await entered("remove", "Ann", "--high-card")
-            await entered("remove", "Ann", "--ranks", "10", "9")
-            assert (await lookout.state())["predictions"] == []
-
-    asyncio.run(scenario())
+        await entered("seat", "Ann", "Bob", "Cy", "--banker", "Cy")
+        assert (await entered("bet", "Ann", "3", "--ranks", "9", "10")).startswith(
+            "bet player=Ann ranks=9,10 weight=3 copper=False\n"
+        )
+        await entered("bet", "Ann", "1", "--high-card", "--copper")
+        state = await lookout.state()
+        assert [
+            (p.get("ranks"), p.get("high_card"), p["copper"]) for p in state["predictions"]
+        ] == [
+            (["9", "10"], None, False),
+            (None, True, True),
+        ]
+        status, out, err = await faro_pi("bet", "Ann", "--ranks", "9", "10", "3", *table)
+        assert (status, out) == (2, "")
+        assert err == (
+            "faro-pi bet: give PLAYER RANK WEIGHT, or PLAYER WEIGHT with --ranks R R [R R] "
+            "or --high-card (the weight before --ranks)\n"
+        )
+        refused(
+            await faro_pi("remove", "Ann", "--high-card", "--ordinary", *table),
+            "Ann has no ordinary bet on the high card",
+            "nothing-to-remove",
+        )
+        await entered("remove", "Ann", "--high-card")
+        await entered("remove", "Ann", "--ranks", "10", "9")
+        assert (await lookout.state())["predictions"] == []
 
 
 def test_without_config_or_url_the_client_says_where_it_looked(tmp_path, monkeypatch, capsys):
     from faro_pi import cli
 
     monkeypatch.delenv(cli.CONFIG_VARIABLE, raising=False)
-    monkeypatch.setattr(cli, "INSTALLED_CONFIG", tmp_path / "etc" / "config.toml")
-    assert cli.main(["status"]) == 2
+    installed = tmp_path / "etc" / "config.toml"
+    assert cli.main(["status"], installed=installed) == 2
     out, err = capsys.readouterr()
     assert out == ""
     assert err == (
         "faro-pi: no config: give --config FILE (or --url and --token), set FARO_PI_CONFIG, "
         f"or install one at {tmp_path}/etc/config.toml (sudo make install)\n"
     )
-    assert cli.main(["export"]) == 2
+    assert cli.main(["export"], installed=installed) == 2
     assert "no config: give --config FILE, set FARO_PI_CONFIG" in capsys.readouterr().err
 
 

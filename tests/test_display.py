@@ -31,7 +31,6 @@ from PIL import Image, ImageChops, ImageDraw, ImageFont, features
 from faro_pi.config import DisplayConfig
 from faro_pi.devices import Output
 from faro_pi.devices.oled import aileron
-from faro_pi.devices.oled import display as display_module
 from faro_pi.devices.oled.display import TableDisplay
 from faro_pi.devices.oled.flush import SH1106, SSD1306, changed_runs, frame_pages, windows
 from faro_pi.devices.oled.glyphs import HEIGHT, PIPS, SUITS, WIDTH, small, text_width, wrap
@@ -42,6 +41,7 @@ from faro_pi.game.events import LOCK, SHUFFLE, Alarm, Bet, Call, CardDrawn, Clea
 from faro_pi.game.rules import Table
 from faro_pi.virtual.oled import VirtualOled
 from tests import oled_face
+from tests.conftest import until
 
 ROOT = Path(__file__).parent.parent
 GOLDEN = Path(__file__).parent / "golden"
@@ -617,10 +617,9 @@ def test_a_display_that_comes_back_gets_its_start_up_and_a_whole_frame(closing):
     assert bus.on and shows(bus, game.table)
 
 
-def test_backoff_doubles_and_stops_at_the_most(monkeypatch):
-    monkeypatch.setattr(display_module, "RETRY_MAX", 0.08)
+def test_backoff_doubles_and_stops_at_the_most():
     bus = FailingBus()
-    oled = TableDisplay(config(), bus=bus, retry=0.01)
+    oled = TableDisplay(config(), bus=bus, retry=0.01, retry_max=0.08)
     try:
         oled.show(first_turn().table, None)
         assert bus.wait_tries(6)
@@ -629,57 +628,42 @@ def test_backoff_doubles_and_stops_at_the_most(monkeypatch):
         oled.close()
 
 
-def test_pages_turn_to_the_balances_and_back(monkeypatch):
-    monkeypatch.setattr(display_module, "FIRST_PAGE", 0.05)
-    monkeypatch.setattr(display_module, "PAGE", 0.05)
-
-    async def main():
-        bus = VirtualOled()
-        oled = TableDisplay(config(), bus=bus)
-        try:
-            game = first_turn()
-            v = view(game.table)
-            assert v.pages == 3
-            oled.show(game.table, None)
-            for page in (1, 2, 0, 1):
-                await until(lambda page=page: shows(bus, game.table, page))
-            game.apply(LOCK)  # a change brings the main page back at once
-            oled.show(game.table, None)
-            await until(lambda: shows(bus, game.table, 0))
-        finally:
-            oled.close()
-
-    asyncio.run(main())
+async def test_pages_turn_to_the_balances_and_back():
+    bus = VirtualOled()
+    oled = TableDisplay(config(), bus=bus, pages=(0.05, 0.05))
+    try:
+        game = first_turn()
+        v = view(game.table)
+        assert v.pages == 3
+        oled.show(game.table, None)
+        for page in (1, 2, 0, 1):
+            await until(bus, lambda page=page: shows(bus, game.table, page))
+        game.apply(LOCK)  # a change brings the main page back at once
+        oled.show(game.table, None)
+        await until(bus, lambda: shows(bus, game.table, 0))
+    finally:
+        oled.close()
 
 
-def test_settled_waits_on_the_loop_for_the_glass_or_a_failure():
-    async def main():
-        bus = GatedBus()
-        oled = TableDisplay(config(), bus=bus, retry=10)
-        assert isinstance(oled, Output)
-        try:
-            game = first_turn()
-            oled.show(game.table, None)
-            waiting = asyncio.create_task(oled.settled())
-            await asyncio.sleep(0.05)
-            assert not waiting.done()  # the loop runs on while the bus is held
-            bus.gate.set()
-            await asyncio.wait_for(waiting, 5)
-            assert shows(bus, game.table)
-            bus.plugged = False
-            oled.show(game.deal().table, None)
-            await asyncio.wait_for(oled.settled(), 5)  # a failing display settles at once
-            assert oled.failing
-        finally:
-            oled.close()
-
-    asyncio.run(main())
-
-
-async def until(predicate, timeout: float = 5.0) -> None:
-    async with asyncio.timeout(timeout):
-        while not predicate():
-            await asyncio.sleep(0.005)
+async def test_settled_waits_on_the_loop_for_the_glass_or_a_failure():
+    bus = GatedBus()
+    oled = TableDisplay(config(), bus=bus, retry=10)
+    assert isinstance(oled, Output)
+    try:
+        game = first_turn()
+        oled.show(game.table, None)
+        waiting = asyncio.create_task(oled.settled())
+        await asyncio.sleep(0.05)
+        assert not waiting.done()  # the loop runs on while the bus is held
+        bus.gate.set()
+        await asyncio.wait_for(waiting, 5)
+        assert shows(bus, game.table)
+        bus.plugged = False
+        oled.show(game.deal().table, None)
+        await asyncio.wait_for(oled.settled(), 5)  # a failing display settles at once
+        assert oled.failing
+    finally:
+        oled.close()
 
 
 def test_a_new_pack_screen_after_the_shuffle():

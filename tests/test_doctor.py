@@ -77,23 +77,18 @@ def check(config: Path, **options) -> tuple[int, dict[str, str]]:
     return status, by_name
 
 
-def with_reader(config: Path, reader: VirtualReader | None = None, **options):
+async def with_reader(config: Path, reader: VirtualReader | None = None, **options):
     """Runs the doctor in a thread while a virtual reader speaks on this loop."""
-
-    async def scenario():
-        nonlocal reader
-        reader = reader or VirtualReader(config.parent / "reader")
-        reader.plug()
-        try:
-            return await asyncio.to_thread(check, config, **options), reader
-        finally:
-            reader.close()
-
-    return asyncio.run(scenario())
+    reader = reader or VirtualReader(config.parent / "reader")
+    reader.plug()
+    try:
+        return await asyncio.to_thread(check, config, **options), reader
+    finally:
+        reader.close()
 
 
-def test_every_check_passes_with_mock_pins_a_virtual_reader_and_a_new_journal(config):
-    (status, lines), reader = with_reader(config)
+async def test_every_check_passes_with_mock_pins_a_virtual_reader_and_a_new_journal(config):
+    (status, lines), reader = await with_reader(config)
     assert status == 0, "\n".join(lines.values())
     assert lines["config"].startswith("ok    config:")
     assert lines["gpio"] == "ok    gpio: mock pin factory (configured)"
@@ -118,7 +113,7 @@ def test_every_check_passes_with_mock_pins_a_virtual_reader_and_a_new_journal(co
     assert reader.acks == 0 and reader.sender.pending() == 1
 
 
-def test_a_reader_that_is_only_sending_heartbeats_passes_too(config):
+async def test_a_reader_that_is_only_sending_heartbeats_passes_too(config):
     async def scenario():
         reader = VirtualReader(config.parent / "reader", heartbeat=0.05)
         reader.sender.acked(0)  # its hello was taken long ago
@@ -130,7 +125,7 @@ def test_a_reader_that_is_only_sending_heartbeats_passes_too(config):
         finally:
             reader.close()
 
-    status, lines = asyncio.run(scenario())
+    status, lines = await scenario()
     assert status == 0
     assert "fsp1 a heartbeat (last frame 0)" in lines["reader"]
 
@@ -191,11 +186,11 @@ def test_bytes_that_are_no_frame_point_at_the_speed_and_the_protocol(config):
     assert "reader.baud (115200)" in lines["reader"] and '"plain"' in lines["reader"]
 
 
-def test_a_pin_in_use_fails_naming_its_key(config):
+async def test_a_pin_in_use_fails_naming_its_key(config):
     factory = MockFactory()
     try:
         held = Button(27, pin_factory=factory)
-        (status, lines), _ = with_reader(config, factory=factory)
+        (status, lines), _ = await with_reader(config, factory=factory)
         held.close()
     finally:
         factory.close()
@@ -213,12 +208,12 @@ def test_a_configuration_error_is_the_only_line_and_fails(config):
     assert "buttons.signal: 99 is not a BCM GPIO number" in lines["config"]
 
 
-def test_an_existing_journal_is_opened_read_only_and_counted(config):
+async def test_an_existing_journal_is_opened_read_only_and_counted(config):
     path = config.parent / "journal" / "journal.sqlite3"
     with Journal.open(path) as journal:
         journal.append([Change(Session(("Ann", "Bob"), "Bob"))])
     before = path.read_bytes()
-    (status, lines), _ = with_reader(config)
+    (status, lines), _ = await with_reader(config)
     assert status == 0
     assert lines["journal"] == f"ok    journal: {path}: 1 events, writable"
     assert path.read_bytes() == before
@@ -323,11 +318,11 @@ def test_spi_must_be_off_because_the_case_keeper_drives_spi0s_pins_itself(config
     assert spi_check(table, MockFactory(), dev=dev).ok is None
 
 
-def test_a_busy_spi0_pin_points_at_spi(config):
+async def test_a_busy_spi0_pin_points_at_spi(config):
     factory = MockFactory()
     try:
         held = Button(8, pin_factory=factory)  # as the kernel holds CE0 when SPI is on
-        (status, lines), _ = with_reader(config, factory=factory)
+        (status, lines), _ = await with_reader(config, factory=factory)
         held.close()
     finally:
         factory.close()
@@ -339,23 +334,21 @@ def test_a_busy_spi0_pin_points_at_spi(config):
 # -- beside a running daemon ------------------------------------------------------------
 
 
-def beside_the_daemon(folder: Path, doctor_config: Path, *, until_alarm: str | None = None):
+async def beside_the_daemon(folder: Path, doctor_config: Path, *, until_alarm: str | None = None):
     """Runs the doctor on ``doctor_config`` while the daemon runs on ``folder``'s config."""
-
-    async def scenario():
-        reader = VirtualReader(folder / "reader", heartbeat=60)  # its hello, then silence
-        async with running_table(folder, reader=reader) as (daemon, _, _):
-            await reader.drained()
-            if until_alarm:
-                await until(daemon, lambda table: any(a.kind == until_alarm for a in table.alarms))
-            lines = await asyncio.to_thread(check, doctor_config)
-            return lines, reader.acks, daemon.has_alarm("lost")
-
-    return asyncio.run(scenario())
+    reader = VirtualReader(folder / "reader", heartbeat=60)  # its hello, then silence
+    async with running_table(folder, reader=reader) as (daemon, _, _):
+        await reader.drained()
+        if until_alarm:
+            await until(daemon, lambda table: any(a.kind == until_alarm for a in table.alarms))
+        lines = await asyncio.to_thread(check, doctor_config)
+        return lines, reader.acks, daemon.has_alarm("lost")
 
 
-def test_a_daemon_on_the_same_journal_keeps_its_pins_and_reader_and_the_rest_is_checked(config):
-    (status, lines), acks, _ = beside_the_daemon(config.parent, config)
+async def test_a_daemon_on_the_same_journal_keeps_its_pins_and_reader_and_the_rest_is_checked(
+    config,
+):
+    (status, lines), acks, _ = await beside_the_daemon(config.parent, config)
     running = f"the daemon is running (pid {os.getpid()})"
     assert lines["pins"] == f"skip  pins: {running}: pins not opened; the daemon holds them"
     assert not [name for name in lines if name.startswith("GPIO")]
@@ -372,7 +365,9 @@ def test_a_daemon_on_the_same_journal_keeps_its_pins_and_reader_and_the_rest_is_
     assert acks == 1  # the reader's hello went to the daemon, and only to it
 
 
-def test_the_writer_lock_is_found_without_proc_locks_and_not_after_the_daemon(config, tmp_path):
+async def test_the_writer_lock_is_found_without_proc_locks_and_not_after_the_daemon(
+    config, tmp_path
+):
     from faro_pi.doctor.daemon import journal_writer
 
     path = config.parent / "journal" / "journal.sqlite3"
@@ -382,7 +377,7 @@ def test_the_writer_lock_is_found_without_proc_locks_and_not_after_the_daemon(co
         async with running_table(config.parent):
             return journal_writer(path), journal_writer(path, locks=nowhere)
 
-    assert asyncio.run(scenario()) == (os.getpid(), 0)  # 0: held, by a process not named
+    assert await scenario() == (os.getpid(), 0)  # 0: held, by a process not named
     assert journal_writer(path) is None and journal_writer(path, locks=nowhere) is None
     assert journal_writer(tmp_path / "no-journal") is None
 
@@ -393,7 +388,7 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
-def test_a_daemon_on_the_consoles_port_is_found_and_asked_about_the_reader(config, tmp_path):
+async def test_a_daemon_on_the_consoles_port_is_found_and_asked_about_the_reader(config, tmp_path):
     port = free_port()
     console = f"[console]\nenabled = true\nport = {port}\n"
     table = tmp_path / "table"
@@ -405,7 +400,7 @@ def test_a_daemon_on_the_consoles_port_is_found_and_asked_about_the_reader(confi
     # the doctor's config: another journal, the same console port
     config.write_text(config.read_text().replace("[console]\nenabled = false\n", console))
 
-    (status, lines), _, lost = beside_the_daemon(table, config, until_alarm="lost")
+    (status, lines), _, lost = await beside_the_daemon(table, config, until_alarm="lost")
     running = f"the daemon is running (its console answers at http://127.0.0.1:{port})"
     assert lost
     assert lines["pins"] == f"skip  pins: {running}: pins not opened; the daemon holds them"

@@ -29,6 +29,7 @@ import pytest
 from faro_pi.config import load_config, parse_config
 from faro_pi.exc import ConfigError
 from faro_pi.floor import command
+from faro_pi.floor.broker import Backoff
 from faro_pi.floor.config import load_floor_config
 from faro_pi.floor.cursor import Cursor, Mark
 from faro_pi.floor.outbox import Outbox
@@ -43,7 +44,7 @@ from faro_pi.game.events import SHUFFLE, Alarm, CardDrawn, Session
 from faro_pi.service import export as table_export
 from faro_pi.service.journal import Change, Journal
 from tests.broker import FLOOR_USER, Mosquitto, free_port
-from tests.conftest import running_table, write_config
+from tests.conftest import NotifySocket, running_table, until, write_config
 
 FLOOR_PASSWORD = "the-floor-watches"
 SEATS = ("Ann", "Bob", "Cy")
@@ -53,10 +54,13 @@ def password(name: str) -> str:
     return f"{name}-secret"
 
 
-def table_config(folder: Path, url: str, name: str, **more: str) -> Path:
-    """The test table's config with ``[floor]`` sending to the broker at ``url`` as ``name``."""
+def table_config(
+    folder: Path, url: str, name: str, *, file: str = "config.toml", **more: str
+) -> Path:
+    """The test table's config with ``[floor]`` sending to the broker at ``url`` as ``name``,
+    as ``file`` in ``folder`` (where ``config.toml`` is the table's config anyway)."""
     folder.mkdir(parents=True, exist_ok=True)
-    path = write_config(folder)
+    path = write_config(folder).rename(folder / file)
     secret = folder / "floor.password"
     secret.write_text(more.pop("password", password(name)) + "\n")
     secret.chmod(0o600)
@@ -111,11 +115,50 @@ def demo_journal(path: Path, seed: int = 1, packs: int = 2) -> int:
         return journal.count()
 
 
-async def until(predicate, timeout: float = 20.0, every: float = 0.02) -> None:
-    """Waits for ``predicate()`` (the broker and other processes have nothing to await on)."""
-    async with asyncio.timeout(timeout):
-        while not predicate():
-            await asyncio.sleep(every)
+class Retries:
+    """The publisher's backoffs, quick (0.1 s to 0.4 s), counting the retries and telling
+    :attr:`watchers` of each, so that a test awaits several retries instead of sleeping."""
+
+    def __init__(self):
+        self.count = 0
+        self.watchers: list = []
+
+    def __call__(self) -> Backoff:
+        return _Counted(self)
+
+
+class _Counted(Backoff):
+    def __init__(self, retries: Retries):
+        super().__init__(first=0.1, most=0.4)
+        self.retries = retries
+
+    def delay(self) -> float:
+        self.retries.count += 1
+        for watcher in list(self.retries.watchers):
+            watcher()
+        return super().delay()
+
+
+class HeardLog(logging.Handler):
+    """The daemon's log lines, telling :attr:`watchers` of each: a line is awaited, not
+    polled for."""
+
+    def __init__(self):
+        super().__init__(logging.INFO)
+        self.watchers: list = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        for watcher in list(self.watchers):
+            watcher()
+
+
+@pytest.fixture
+def heard():
+    handler = HeardLog()
+    logger = logging.getLogger("faro_pi")
+    logger.addHandler(handler)
+    yield handler
+    logger.removeHandler(handler)
 
 
 # -- the config ---------------------------------------------------------------------
@@ -279,20 +322,22 @@ async def floor_running(base: Path, broker: Mosquitto, **kwargs):
 
 
 @contextlib.asynccontextmanager
-async def table_publishing(folder: Path, url: str, name: str, **more):
-    table_config(folder, url, name, **more)
-    config = load_config(folder / "config.toml", environ={})
+async def table_publishing(folder: Path, url: str, name: str, *, backoff=Backoff, **more):
+    """The table in this process, and the publisher the test starts on it, with ``backoff``:
+    the daemon's own config has no ``[floor]``, so the publisher is this one."""
+    config = load_config(table_config(folder, url, name, file="floor.toml", **more), environ={})
+    write_config(folder)
     async with running_table(folder) as (daemon, _, _):
-        publisher = Publisher.start(daemon, config)
+        publisher = Publisher.start(daemon, config, backoff=backoff)
         try:
             yield daemon, publisher
         finally:
             await publisher.close()
 
 
-def copied(boss: PitBoss, daemon) -> bool:
-    """The floor's copy of the daemon's table is as long as its journal."""
-    view = boss.views.get(daemon.config.floor.table)
+def copied(boss: PitBoss, name: str, daemon) -> bool:
+    """The floor's copy of table ``name`` is as long as the daemon's journal."""
+    view = boss.views.get(name)
     return view is not None and view.copy.head == daemon.journal.count()
 
 
@@ -301,133 +346,121 @@ def deal(daemon, seed: int = 1, packs: int = 1) -> None:
         daemon.enter(event)
 
 
-def test_a_tables_journal_reaches_the_floors_copy_in_order(tmp_path, broker):
-    async def scenario():
-        async with (
-            floor_running(tmp_path / "floor", broker) as (boss, _, _),
-            table_publishing(tmp_path / "t1", broker.url, "t1") as (daemon, publisher),
-        ):
-            deal(daemon, packs=2)
-            await until(lambda: copied(boss, daemon))
-            head = daemon.journal.count()
-            view = boss.views["t1"]
-            assert view.online is True
-            assert view.table.pack.number == daemon.table.pack.number == 2
-            assert view.table.balances == daemon.table.balances
-            await until(lambda: publisher.acked.seq == head)
-        store = tmp_path / "floor" / "store"
-        assert "".join(export_lines(store, "t1")) == journal_export(
-            tmp_path / "t1" / "journal.sqlite3"
-        )
-        cursor = json.loads((tmp_path / "t1" / "floor.cursor").read_text())
-        assert (cursor["seq"], cursor["pack"], cursor["table"]) == (head, 2, "t1")
-
-    asyncio.run(scenario())
+async def test_a_tables_journal_reaches_the_floors_copy_in_order(tmp_path, broker):
+    async with (
+        floor_running(tmp_path / "floor", broker) as (boss, _, _),
+        table_publishing(tmp_path / "t1", broker.url, "t1") as (daemon, publisher),
+    ):
+        deal(daemon, packs=2)
+        await until((boss, daemon), lambda: copied(boss, "t1", daemon))
+        head = daemon.journal.count()
+        view = boss.views["t1"]
+        assert view.online is True
+        assert view.table.pack.number == daemon.table.pack.number == 2
+        assert view.table.balances == daemon.table.balances
+        await until(publisher, lambda: publisher.acked.seq == head)
+    store = tmp_path / "floor" / "store"
+    assert "".join(export_lines(store, "t1")) == journal_export(tmp_path / "t1" / "journal.sqlite3")
+    cursor = json.loads((tmp_path / "t1" / "floor.cursor").read_text())
+    assert (cursor["seq"], cursor["pack"], cursor["table"]) == (head, 2, "t1")
 
 
-def test_a_table_cannot_publish_as_another(tmp_path, broker):
+async def test_a_table_cannot_publish_as_another(tmp_path, broker):
     """The ACL: each table's user writes only its own topics, whatever it is told to name."""
 
-    async def scenario():
-        async with floor_running(tmp_path / "floor", broker) as (boss, _, _):
-            async with aiomqtt.Client(
-                "127.0.0.1", broker.port, username="t1", password=password("t1")
-            ) as impostor:
-                forged = encode_row(1, 1, {"type": "shuffle"}, None)
-                await impostor.publish(topics("faro", "t2").journal, forged, qos=1)
-                await impostor.publish(topics("faro", "t2").status, b"online", qos=1, retain=True)
-                await impostor.publish(topics("faro", "t1").status, b"online", qos=1, retain=True)
-            # t1's own status went out last on the same connection: the broker passes a
-            # client's messages on in order, so anything it let through has arrived.
-            await until(lambda: "t1" in boss.views)
-            assert "t2" not in boss.views
-            assert not copy_path(boss.folder, "t2").exists()
-
-    asyncio.run(scenario())
-
-
-@pytest.fixture
-def quick_retries(monkeypatch):
-    monkeypatch.setattr("faro_pi.floor.broker.FIRST_RETRY", 0.1)
-    monkeypatch.setattr("faro_pi.floor.broker.LAST_RETRY", 0.4)
+    async with floor_running(tmp_path / "floor", broker) as (boss, _, _):
+        async with aiomqtt.Client(
+            "127.0.0.1", broker.port, username="t1", password=password("t1")
+        ) as impostor:
+            forged = encode_row(1, 1, {"type": "shuffle"}, None)
+            await impostor.publish(topics("faro", "t2").journal, forged, qos=1)
+            await impostor.publish(topics("faro", "t2").status, b"online", qos=1, retain=True)
+            await impostor.publish(topics("faro", "t1").status, b"online", qos=1, retain=True)
+        # t1's own status went out last on the same connection: the broker passes a
+        # client's messages on in order, so anything it let through has arrived.
+        await until(boss, lambda: "t1" in boss.views)
+        assert "t2" not in boss.views
+        assert not copy_path(boss.folder, "t2").exists()
 
 
 def floor_lines(caplog) -> list[str]:
     return [r.getMessage() for r in caplog.records if r.getMessage().startswith("floor: cannot")]
 
 
-def test_a_refused_password_is_one_line_and_the_table_deals_on(
-    tmp_path, broker, quick_retries, caplog
+async def test_a_refused_password_is_one_line_and_the_table_deals_on(
+    tmp_path, broker, caplog, heard
 ):
     caplog.set_level(logging.INFO, logger="faro_pi")
+    retries = Retries()
 
-    async def scenario():
-        async with (
-            floor_running(tmp_path / "floor", broker) as (boss, _, _),
-            table_publishing(tmp_path / "t1", broker.url, "t1", password="wrong") as (daemon, _),
-        ):
-            deal(daemon)
-            await until(lambda: len(caplog.records) and floor_lines(caplog))
-            await asyncio.sleep(1.0)  # several retries, at 0.1 s to 0.4 s apart
-            assert len(floor_lines(caplog)) == 1, floor_lines(caplog)
-            assert "refused" in floor_lines(caplog)[0]
-            assert "t1-secret" not in caplog.text and "wrong" not in caplog.text
-            assert daemon.table.pack.complete  # the table dealt its pack regardless
-            (tmp_path / "t1" / "floor.password").write_text(password("t1") + "\n")
-            await until(lambda: copied(boss, daemon))
-        assert "connected to the broker" in caplog.text
+    async with (
+        floor_running(tmp_path / "floor", broker) as (boss, _, _),
+        table_publishing(tmp_path / "t1", broker.url, "t1", backoff=retries, password="wrong") as (
+            daemon,
+            _,
+        ),
+    ):
+        deal(daemon)
+        await until(heard, lambda: floor_lines(caplog))
+        await until(retries, lambda: retries.count >= 4)  # several retries
+        assert len(floor_lines(caplog)) == 1, floor_lines(caplog)
+        assert "refused" in floor_lines(caplog)[0]
+        assert "t1-secret" not in caplog.text and "wrong" not in caplog.text
+        assert daemon.table.pack.complete  # the table dealt its pack regardless
+        (tmp_path / "t1" / "floor.password").write_text(password("t1") + "\n")
+        await until((boss, daemon), lambda: copied(boss, "t1", daemon))
+    assert "connected to the broker" in caplog.text
 
-    asyncio.run(scenario())
 
-
-def test_a_broker_with_a_wrong_name_or_down_is_one_line_each(tmp_path, quick_retries, caplog):
+async def test_a_broker_with_a_wrong_name_or_down_is_one_line_each(tmp_path, caplog, heard):
     caplog.set_level(logging.INFO, logger="faro_pi")
     down = Mosquitto(tmp_path / "broker", {"t1": password("t1")})  # never started
 
-    async def scenario():
-        async with table_publishing(tmp_path / "t1", down.url, "t1") as (daemon, _):
-            deal(daemon)
-            await until(lambda: floor_lines(caplog))
-            await asyncio.sleep(0.6)
-            assert len(floor_lines(caplog)) == 1
-            assert "Connection refused" in floor_lines(caplog)[0]
-        caplog.clear()
-        async with table_publishing(tmp_path / "t1", "mqtt://no-such-host.invalid", "t1"):
-            await until(lambda: floor_lines(caplog))
-            await asyncio.sleep(0.6)
-            assert len(floor_lines(caplog)) == 1
-            assert "no such host" in floor_lines(caplog)[0]
+    retries = Retries()
+    async with table_publishing(tmp_path / "t1", down.url, "t1", backoff=retries) as (daemon, _):
+        deal(daemon)
+        await until(heard, lambda: floor_lines(caplog))
+        await until(retries, lambda: retries.count >= 3)
+        assert len(floor_lines(caplog)) == 1
+        assert "Connection refused" in floor_lines(caplog)[0]
+    caplog.clear()
+    retries = Retries()
+    async with table_publishing(
+        tmp_path / "t1", "mqtt://no-such-host.invalid", "t1", backoff=retries
+    ):
+        await until(heard, lambda: floor_lines(caplog))
+        await until(retries, lambda: retries.count >= 3)
+        assert len(floor_lines(caplog)) == 1
+        assert "no such host" in floor_lines(caplog)[0]
 
-    asyncio.run(scenario())
 
-
-def test_a_floor_that_comes_late_asks_for_the_rows_it_never_saw(tmp_path, broker, caplog):
+async def test_a_floor_that_comes_late_asks_for_the_rows_it_never_saw(tmp_path, broker, caplog):
     """Nobody listened while the table dealt: the retained state tells the floor how far
     the journal goes, and the floor asks for all of it."""
     caplog.set_level(logging.INFO, logger="faro_pi")
 
-    async def scenario():
-        async with table_publishing(tmp_path / "t1", broker.url, "t1") as (daemon, publisher):
-            deal(daemon)
-            await until(lambda: publisher.acked.seq == daemon.journal.count())
-            head = daemon.journal.count()
-            await asyncio.sleep(0.6)  # the state after the last row has gone out too
-            async with floor_running(tmp_path / "floor", broker) as (boss, _, _):
-                await until(lambda: copied(boss, daemon))
-                balances = dict(boss.views["t1"].table.balances)
-        assert "floor: t1: rows 1 to" in caplog.text
-        assert "floor: the floor asked for the rows from 1 again" in caplog.text
-        assert "".join(export_lines(tmp_path / "floor" / "store", "t1")) == journal_export(
-            tmp_path / "t1" / "journal.sqlite3"
+    async with table_publishing(tmp_path / "t1", broker.url, "t1") as (daemon, publisher):
+        deal(daemon)
+        # Every row acknowledged, and the state after the last one kept by the broker too.
+        await until(
+            publisher,
+            lambda: publisher.acked.seq == publisher.state_kept == daemon.journal.count(),
         )
-        # The floor starts again from its copies alone, broker or not.
+        head = daemon.journal.count()
         async with floor_running(tmp_path / "floor", broker) as (boss, _, _):
-            view = boss.views["t1"]
-            assert view.copy.head == head and view.table.balances == balances
-            assert view.online is True and view.since is not None  # as last heard
-            await until(lambda: view.online is False)  # the table's will, kept by the broker
-
-    asyncio.run(scenario())
+            await until((boss, daemon), lambda: copied(boss, "t1", daemon))
+            balances = dict(boss.views["t1"].table.balances)
+    assert "floor: t1: rows 1 to" in caplog.text
+    assert "floor: the floor asked for the rows from 1 again" in caplog.text
+    assert "".join(export_lines(tmp_path / "floor" / "store", "t1")) == journal_export(
+        tmp_path / "t1" / "journal.sqlite3"
+    )
+    # The floor starts again from its copies alone, broker or not.
+    async with floor_running(tmp_path / "floor", broker) as (boss, _, _):
+        view = boss.views["t1"]
+        assert view.copy.head == head and view.table.balances == balances
+        assert view.online is True and view.since is not None  # as last heard
+        await until(boss, lambda: view.online is False)  # the table's will, kept by the broker
 
 
 # -- the floor page -------------------------------------------------------------------------
@@ -469,111 +502,106 @@ async def pit_of_three(tmp_path: Path, broker: Mosquitto):
                 break
         daemons["t3"].enter(Session(("Ann", "Gus"), "Gus"))
         daemons["t3"].submit(Alarm("noread", "the reader saw no card"))
-        await until(lambda: all(copied(boss, daemon) for daemon in daemons.values()))
+        await until(
+            (boss, *daemons.values()),
+            lambda: all(copied(boss, name, daemon) for name, daemon in daemons.items()),
+        )
         yield boss, port, daemons
 
 
-def test_the_floor_page_needs_its_token_and_reads_the_pit(tmp_path, broker):
-    async def scenario():
-        async with (
-            pit_of_three(tmp_path, broker) as (_, port, daemons),
-            httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}") as http,
-        ):
-            assert (await http.get("/api/pit")).status_code == 401
-            assert (await http.get("/api/events")).status_code == 401
-            assert (await http.get("/api/tables/t1/export")).status_code == 401
-            wrong = await http.get("/", params={"token": "guess"})
-            assert wrong.status_code == 303 and "faro-floor" not in http.cookies
-            answer = await http.get("/", params={"token": TOKEN})
-            assert answer.status_code == 303 and answer.headers["location"] == "/"
-            assert "httponly" in answer.headers["set-cookie"].lower()
-            pit = (await http.get("/api/pit")).json()
-            by_name = {t["name"]: t for t in pit["tables"]}
-            assert list(by_name) == ["t1", "t2", "t3"]
-            t1 = daemons["t1"].table
-            assert (by_name["t1"]["pack"], by_name["t1"]["turn"]) == (2, t1.pack.turn)
-            assert by_name["t1"]["online"] is True
-            assert [p["pack"] for p in by_name["t1"]["packs"]] == [1, 2]
-            assert by_name["t1"]["bank"] == sum(p["result"] for p in by_name["t1"]["packs"])
-            assert by_name["t3"]["alarms"] == [{"kind": "noread", "text": "the reader saw no card"}]
-            assert by_name["t2"]["console"] == "http://10.0.0.22:8077/"
-            assert by_name["t1"]["console"] == "http://t1.local:8077/"
-            assert pit["alarms"] == 1
-            results = {p["name"]: p["result"] for p in pit["players"]}
-            expected: dict[str, int] = {}
-            for daemon in daemons.values():
-                for name, balance in daemon.table.balances.items():
-                    expected[name] = expected.get(name, 0) + balance
-            assert results == expected
-            bob = next(p for p in pit["players"] if p["name"] == "Bob")
-            assert {t["table"] for t in bob["tables"]} == {"t1", "t2"}
-            bearer = {"Authorization": f"Bearer {TOKEN}"}
-            export = await httpx.AsyncClient().get(
-                f"http://127.0.0.1:{port}/api/tables/t2/export", headers=bearer
-            )
-            assert export.text == journal_export(tmp_path / "t2" / "journal.sqlite3")
-            missing = await http.get("/api/tables/t9/export")
-            assert missing.status_code == 404
-            # The page draws with the console's renderer: the very file, as a module.
-            renderer = await http.get("/dom.js")
-            assert renderer.headers["content-type"].startswith("text/javascript")
-            assert renderer.text == (ROOT / "faro_pi/console/page/dom.js").read_text()
-
-    asyncio.run(scenario())
+async def test_the_floor_page_needs_its_token_and_reads_the_pit(tmp_path, broker):
+    async with (
+        pit_of_three(tmp_path, broker) as (_, port, daemons),
+        httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}") as http,
+    ):
+        assert (await http.get("/api/pit")).status_code == 401
+        assert (await http.get("/api/events")).status_code == 401
+        assert (await http.get("/api/tables/t1/export")).status_code == 401
+        wrong = await http.get("/", params={"token": "guess"})
+        assert wrong.status_code == 303 and "faro-floor" not in http.cookies
+        answer = await http.get("/", params={"token": TOKEN})
+        assert answer.status_code == 303 and answer.headers["location"] == "/"
+        assert "httponly" in answer.headers["set-cookie"].lower()
+        pit = (await http.get("/api/pit")).json()
+        by_name = {t["name"]: t for t in pit["tables"]}
+        assert list(by_name) == ["t1", "t2", "t3"]
+        t1 = daemons["t1"].table
+        assert (by_name["t1"]["pack"], by_name["t1"]["turn"]) == (2, t1.pack.turn)
+        assert by_name["t1"]["online"] is True
+        assert [p["pack"] for p in by_name["t1"]["packs"]] == [1, 2]
+        assert by_name["t1"]["bank"] == sum(p["result"] for p in by_name["t1"]["packs"])
+        assert by_name["t3"]["alarms"] == [{"kind": "noread", "text": "the reader saw no card"}]
+        assert by_name["t2"]["console"] == "http://10.0.0.22:8077/"
+        assert by_name["t1"]["console"] == "http://t1.local:8077/"
+        assert pit["alarms"] == 1
+        results = {p["name"]: p["result"] for p in pit["players"]}
+        expected: dict[str, int] = {}
+        for daemon in daemons.values():
+            for name, balance in daemon.table.balances.items():
+                expected[name] = expected.get(name, 0) + balance
+        assert results == expected
+        bob = next(p for p in pit["players"] if p["name"] == "Bob")
+        assert {t["table"] for t in bob["tables"]} == {"t1", "t2"}
+        bearer = {"Authorization": f"Bearer {TOKEN}"}
+        export = await httpx.AsyncClient().get(
+            f"http://127.0.0.1:{port}/api/tables/t2/export", headers=bearer
+        )
+        assert export.text == journal_export(tmp_path / "t2" / "journal.sqlite3")
+        missing = await http.get("/api/tables/t9/export")
+        assert missing.status_code == 404
+        # The page draws with the console's renderer: the very file, as a module.
+        renderer = await http.get("/dom.js")
+        assert renderer.headers["content-type"].startswith("text/javascript")
+        assert renderer.text == (ROOT / "faro_pi/console/page/dom.js").read_text()
 
 
-def test_the_floor_page_in_chromium_is_live_within_a_second_of_a_card(tmp_path, broker):
+async def test_the_floor_page_in_chromium_is_live_within_a_second_of_a_card(tmp_path, broker):
     """``FARO_GOLDEN=update`` writes the screenshot to tests/golden/floor/ (for the README)."""
     executable = chromium()
 
-    async def scenario():
-        from playwright.async_api import async_playwright
+    from playwright.async_api import async_playwright
 
-        async with (
-            pit_of_three(tmp_path, broker) as (_, port, daemons),
-            async_playwright() as playwright,
-        ):
-            browser = await playwright.chromium.launch(
-                executable_path=executable, args=BROWSER_ARGS
+    async with (
+        pit_of_three(tmp_path, broker) as (_, port, daemons),
+        async_playwright() as playwright,
+    ):
+        browser = await playwright.chromium.launch(executable_path=executable, args=BROWSER_ARGS)
+        try:
+            base = f"http://127.0.0.1:{port}"
+            stranger = await browser.new_page()
+            await stranger.goto(base + "/")
+            await stranger.wait_for_selector("#signin", state="visible", timeout=5_000)
+            page = await browser.new_page(viewport={"width": 1280, "height": 900})
+            errors: list[str] = []
+            page.on("pageerror", lambda exc: errors.append(str(exc)))
+            await page.goto(f"{base}/?token={TOKEN}")
+            await page.wait_for_selector('[data-table="t3"][data-alarm="true"]', timeout=5_000)
+            assert await page.locator("article.table").count() == 3
+            link = page.locator('[data-table="t2"] a.console')
+            assert await link.get_attribute("href") == "http://10.0.0.22:8077/"
+            assert await page.locator("#chart polyline").count() == 3
+            assert await page.locator("#players tr").count() == 7
+            t1 = daemons["t1"]
+            out = len(t1.table.pack.exposed)
+            card = next(c for c in DECK if c not in t1.table.pack.exposed)
+            started = time.perf_counter()
+            t1.enter(CardDrawn(card))
+            await page.wait_for_function(
+                "n => document.querySelector('[data-table=\"t1\"] .deal')"
+                ".textContent.includes(`${n}/52`)",
+                arg=out + 1,
+                timeout=5_000,
             )
-            try:
-                base = f"http://127.0.0.1:{port}"
-                stranger = await browser.new_page()
-                await stranger.goto(base + "/")
-                await stranger.wait_for_selector("#signin", state="visible", timeout=5_000)
-                page = await browser.new_page(viewport={"width": 1280, "height": 900})
-                errors: list[str] = []
-                page.on("pageerror", lambda exc: errors.append(str(exc)))
-                await page.goto(f"{base}/?token={TOKEN}")
-                await page.wait_for_selector('[data-table="t3"][data-alarm="true"]', timeout=5_000)
-                assert await page.locator("article.table").count() == 3
-                link = page.locator('[data-table="t2"] a.console')
-                assert await link.get_attribute("href") == "http://10.0.0.22:8077/"
-                assert await page.locator("#chart polyline").count() == 3
-                assert await page.locator("#players tr").count() == 7
-                t1 = daemons["t1"]
-                out = len(t1.table.pack.exposed)
-                card = next(c for c in DECK if c not in t1.table.pack.exposed)
-                started = time.perf_counter()
-                t1.enter(CardDrawn(card))
-                await page.wait_for_function(
-                    "n => document.querySelector('[data-table=\"t1\"] .deal')"
-                    ".textContent.includes(`${n}/52`)",
-                    arg=out + 1,
-                    timeout=5_000,
-                )
-                assert time.perf_counter() - started < 1.0
-                shot = tmp_path / "floor.png"
-                if os.environ.get("FARO_GOLDEN") == "update":
-                    GOLDEN.mkdir(parents=True, exist_ok=True)
-                    shot = GOLDEN / "floor.png"
-                await page.screenshot(path=shot, full_page=True)
-                assert shot.stat().st_size > 10_000
-                assert errors == []
-            finally:
-                await browser.close()
-
-    asyncio.run(scenario())
+            assert time.perf_counter() - started < 1.0
+            shot = tmp_path / "floor.png"
+            if os.environ.get("FARO_GOLDEN") == "update":
+                GOLDEN.mkdir(parents=True, exist_ok=True)
+                shot = GOLDEN / "floor.png"
+            await page.screenshot(path=shot, full_page=True)
+            assert shot.stat().st_size > 10_000
+            assert errors == []
+        finally:
+            await browser.close()
 
 
 # -- end to end: three tables in processes of their own, a broker that dies ------------------
@@ -596,21 +624,24 @@ class TableProcess:
         self.proc: subprocess.Popen | None = None
         self.auth = {"Authorization": f"Bearer {CONSOLE_TOKEN}"}
 
-    async def start(self, http: httpx.AsyncClient) -> None:
-        with (self.folder / "daemon.log").open("a") as log_file:
-            self.proc = subprocess.Popen(
-                [sys.executable, "-m", "tests.floor_table", str(self.config)],
-                cwd=ROOT,
-                stdout=subprocess.DEVNULL,
-                stderr=log_file,
-            )
-        async with asyncio.timeout(20):
-            while True:
-                assert self.proc.poll() is None, (self.folder / "daemon.log").read_text()
-                with contextlib.suppress(httpx.TransportError):
-                    if (await http.get(self.url("/api/state"))).status_code == 200:
-                        return
-                await asyncio.sleep(0.05)
+    async def start(self) -> None:
+        """Starts the table and awaits its READY=1, sent once its console listens."""
+        notify = NotifySocket(self.folder)
+        try:
+            with (self.folder / "daemon.log").open("a") as log_file:
+                self.proc = subprocess.Popen(
+                    [sys.executable, "-m", "tests.floor_table", str(self.config)],
+                    cwd=ROOT,
+                    env=notify.environ(),
+                    stdout=subprocess.DEVNULL,
+                    stderr=log_file,
+                )
+            try:
+                await notify.awaited("READY=1", timeout=20)
+            except TimeoutError:
+                raise AssertionError((self.folder / "daemon.log").read_text()) from None
+        finally:
+            notify.close()
 
     def url(self, path: str) -> str:
         return f"http://127.0.0.1:{self.port}{path}"
@@ -634,7 +665,7 @@ class TableProcess:
         return self.folder / "journal.sqlite3"
 
 
-def test_three_tables_copied_whole_through_broker_restarts_and_a_kill_9(tmp_path, broker):
+async def test_three_tables_copied_whole_through_broker_restarts_and_a_kill_9(tmp_path, broker):
     """Two packs at each of three tables while the broker is killed and started twice and
     one table is killed with SIGKILL and started again: at the end each table's copy on the
     floor exports byte for byte what the table's own journal exports."""
@@ -649,48 +680,45 @@ def test_three_tables_copied_whole_through_broker_restarts_and_a_kill_9(tmp_path
         3 * steps // 4 + 25: broker.start,
     }
 
-    async def scenario():
-        async with (
-            httpx.AsyncClient(timeout=10) as http,
-            floor_running(tmp_path / "floor", broker) as (boss, _, _),
-        ):
-            for table in tables:
-                await table.start(http)
-            try:
-                for step in range(steps):
-                    what = happenings.get(step)
-                    if what == "kill t2":
-                        tables[1].kill()  # between two entries: each one answered is committed
-                        await tables[1].start(http)
-                    elif what is not None:
-                        what()
-                    for table, night in zip(tables, nights, strict=True):
-                        if step < len(night):
-                            await table.enter(http, night[step])
-                    await asyncio.sleep(0.01)  # a brisk dealer, so the outages span entries
-
-                def all_copied() -> bool:
-                    for table in tables:
-                        with Journal.open(table.journal(), readonly=True) as journal:
-                            head = journal.count()
-                        view = boss.views.get(table.name)
-                        if view is None or view.copy.head != head:
-                            return False
-                    return True
-
-                await until(all_copied, timeout=90, every=0.2)
-            finally:
-                for table in tables:
-                    table.stop()
-        store = tmp_path / "floor" / "store"
+    async with (
+        httpx.AsyncClient(timeout=10) as http,
+        floor_running(tmp_path / "floor", broker) as (boss, _, _),
+    ):
         for table in tables:
-            assert "".join(export_lines(store, table.name)) == journal_export(table.journal())
-        logs = {table.name: (table.folder / "daemon.log").read_text() for table in tables}
-        assert logs["t2"].count("INFO ready:") == 2  # killed, and started again
-        assert all(text.count("floor: lost the broker") == 2 for text in logs.values())
-        assert any("the floor asked for the rows from" in text for text in logs.values())
+            await table.start()
+        try:
+            for step in range(steps):
+                what = happenings.get(step)
+                if what == "kill t2":
+                    tables[1].kill()  # between two entries: each one answered is committed
+                    await tables[1].start()
+                elif what is not None:
+                    what()
+                for table, night in zip(tables, nights, strict=True):
+                    if step < len(night):
+                        await table.enter(http, night[step])
+                await asyncio.sleep(0.01)  # a brisk dealer, so the outages span entries
 
-    asyncio.run(scenario())
+            def all_copied() -> bool:
+                for table in tables:
+                    with Journal.open(table.journal(), readonly=True) as journal:
+                        head = journal.count()
+                    view = boss.views.get(table.name)
+                    if view is None or view.copy.head != head:
+                        return False
+                return True
+
+            await until(boss, all_copied, timeout=90)
+        finally:
+            for table in tables:
+                table.stop()
+    store = tmp_path / "floor" / "store"
+    for table in tables:
+        assert "".join(export_lines(store, table.name)) == journal_export(table.journal())
+    logs = {table.name: (table.folder / "daemon.log").read_text() for table in tables}
+    assert logs["t2"].count("INFO ready:") == 2  # killed, and started again
+    assert all(text.count("floor: lost the broker") == 2 for text in logs.values())
+    assert any("the floor asked for the rows from" in text for text in logs.values())
 
 
 # -- the floor's unit ---------------------------------------------------------------------

@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 
 from faro_pi.config import reference_markdown
+from tests.conftest import NotifySocket
 
 ROOT = Path(__file__).parent.parent
 README = ROOT / "README.md"
@@ -190,24 +191,29 @@ class Shell:
         print(f"$ {command}  (the options checked against --help)")
 
     def start_daemon(self, command: str) -> None:
-        """The service, as the Pi runs it: in the background until the end, its console up."""
-        self.daemon = subprocess.Popen(
-            ["bash", "-c", f"exec {command}"],
-            cwd=self.folder,
-            env=self.env,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
-        deadline = time.monotonic() + 10
-        while time.monotonic() < deadline:
-            assert self.daemon.poll() is None, self.daemon.communicate()[1]
-            with socket.socket() as probe:
-                if probe.connect_ex(("127.0.0.1", self.port)) == 0:
-                    print(f"$ {command}  (in the background)")
-                    return
-            time.sleep(0.05)
-        raise AssertionError(f"{command}: the console never answered")
+        """The service, as the Pi runs it: in the background until the end, its console up.
+
+        Awaited as systemd does, by its READY=1, sent once the console listens."""
+        notify = NotifySocket(self.folder)
+        try:
+            self.daemon = subprocess.Popen(
+                ["bash", "-c", f"exec {command}"],
+                cwd=self.folder,
+                env={**self.env, "NOTIFY_SOCKET": notify.path},
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+            )
+            try:
+                notify.wait_for("READY=1", timeout=10)
+            except TimeoutError:
+                self.daemon.kill()
+                raise AssertionError(
+                    f"{command}: never ready: {self.daemon.communicate()[1]}"
+                ) from None
+        finally:
+            notify.close()
+        print(f"$ {command}  (in the background)")
 
     def stop_daemon(self) -> None:
         if self.daemon is None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 import io
 import itertools
@@ -58,7 +57,7 @@ class BothScreens:
         self.live.update(table, sim)
 
 
-def test_a_pack_with_faults_on_the_simulated_table(tmp_path):
+async def test_a_pack_with_faults_on_the_simulated_table(tmp_path):
     steps = scenario.demo(seed=11, faults=True)
     kinds = {s["type"] for s in steps}
     assert {"noread", "garble", "unplug", "press", "reader_reset"} <= kinds
@@ -67,7 +66,7 @@ def test_a_pack_with_faults_on_the_simulated_table(tmp_path):
     started = time.perf_counter()
     screens = BothScreens()
     with screens.live:
-        summary = asyncio.run(simulate(steps, out, speed=0, screen=screens))
+        summary = await simulate(steps, out, speed=0, screen=screens)
     print(f"a pack with faults at --speed 0: {time.perf_counter() - started:.1f} s")
     assert summary["status"] == 0
 

@@ -69,11 +69,13 @@ def connection_limit() -> int:
 
 
 class Door(ServerState):
-    """uvicorn's state shared by the connections, with who is in and who waits idle."""
+    """uvicorn's state shared by the connections, with who is in and who waits idle:
+    ``limit`` connections at most, each with ``request_timeout`` seconds for a request."""
 
-    def __init__(self, limit: int):
+    def __init__(self, limit: int, request_timeout: float = REQUEST_TIMEOUT):
         super().__init__()
         self.limit = limit
+        self.request_timeout = request_timeout
         self.held: set[Connection] = set()
         """Connections let in and not yet gone or shown out."""
         self.idle: dict[Connection, None] = {}
@@ -150,7 +152,9 @@ class Connection(H11Protocol):
             self.server_state.idle.pop(self, None)
         if their in (h11.IDLE, h11.SEND_BODY):  # a request is due or under way
             if self._deadline is None:
-                self._deadline = self.loop.call_later(REQUEST_TIMEOUT, self._too_slow)
+                self._deadline = self.loop.call_later(
+                    self.server_state.request_timeout, self._too_slow
+                )
         else:
             self._cancel_deadline()
 

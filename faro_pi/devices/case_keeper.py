@@ -186,7 +186,9 @@ class CaseKeeper:
     :class:`ShiftRegisters` where the pin factory has no SPI of its own.
     ``pwm_root`` is the kernel's PWM in sysfs (:mod:`~faro_pi.devices.pwm`): OE on
     a pin that has a channel there is the PWM hardware's, dimmed with nothing
-    waking; None (simulated pins) leaves OE to ``factory``.
+    waking; None (simulated pins) leaves OE to ``factory``. ``clock`` schedules the
+    phases (its ``call_later``): the running loop, unless a test hands in a clock of
+    its own.
     """
 
     def __init__(
@@ -197,11 +199,13 @@ class CaseKeeper:
         tick: float = TICK,
         chain: type[ShiftRegisters | SPIShiftRegisters] | None = None,
         pwm_root=None,
+        clock=None,
     ):
         if config.driver not in DRIVERS:
             raise FaroError(f"leds.driver = {config.driver!r}: no case keeper to drive")
         self.brightness = config.brightness
         self.tick = tick
+        self._clock = clock
         self.shown: int | None = None
         """The frame latched last; None before the first."""
         self.steady = ALL_LIT
@@ -276,7 +280,8 @@ class CaseKeeper:
             self._still.set()
             return
         delay = (later - self.phase) * self.tick
-        self._timer = asyncio.get_running_loop().call_later(delay, self._step, later)
+        clock = self._clock or asyncio.get_running_loop()
+        self._timer = clock.call_later(delay, self._step, later)
         self._still.clear()
 
     async def still(self) -> None:

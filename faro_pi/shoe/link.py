@@ -58,7 +58,8 @@ class ReaderPort:
     """Opens the serial port, reads it from the loop, and reopens it when it goes.
 
     ``received(data)`` is called on the loop with every chunk read;
-    ``opened()`` each time the port (re)opens.
+    ``opened()`` each time the port (re)opens. A port that won't open is
+    tried again after ``backoff`` seconds, doubling up to :data:`BACKOFF_MAX`.
 
     The port is held with an exclusive lock (``flock``), so a second faro-pi
     on the same reader (another journal's daemon, one left running by
@@ -80,8 +81,10 @@ class ReaderPort:
         received: Callable[[bytes], None],
         opened: Callable[[], None] = lambda: None,
         refused: Callable[[str], None] = lambda why: None,
+        backoff: float = BACKOFF_FIRST,
     ):
         self.url, self.baud = url, baud
+        self._backoff = backoff
         self._received, self._opened, self._refused = received, opened, refused
         self._serial = None
         self._task: asyncio.Task | None = None
@@ -96,7 +99,7 @@ class ReaderPort:
         self._task = asyncio.get_running_loop().create_task(self._keep_open(), name="reader")
 
     async def _keep_open(self) -> None:
-        delay, complained = BACKOFF_FIRST, False
+        delay, complained = self._backoff, False
         loop = asyncio.get_running_loop()
         while not self._closing:
             try:
@@ -118,7 +121,7 @@ class ReaderPort:
                 delay = min(delay * 2, BACKOFF_MAX)
                 continue
             self._serial, complained = port, False
-            delay = BACKOFF_FIRST
+            delay = self._backoff
             log.info("reader: %s open at %d baud", self.url, self.baud)
             self._gone.clear()
             os.set_blocking(fd, False)

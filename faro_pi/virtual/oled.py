@@ -21,6 +21,7 @@ from __future__ import annotations
 import errno
 import itertools
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from PIL import Image
@@ -106,6 +107,8 @@ class VirtualOled:
         self.pictures: list[tuple[float, Image.Image]] = []
         """``(time.monotonic(), picture)`` per frame that changed the glass, the last ``keep``."""
         self.keep = keep
+        self.watchers: list[Callable[[], None]] = []
+        """Told, on the drawing thread, of each frame that changed the glass."""
         self.on = False
         self.contrast = 0x7F
         self.inverted = False
@@ -234,6 +237,8 @@ class VirtualOled:
         if not self.pictures or self.pictures[-1][1] != picture:
             self.pictures.append((time.monotonic(), picture))
             del self.pictures[: -self.keep]
+            for watcher in list(self.watchers):
+                watcher()
 
     def save_gif(self, path: str | Path, scale: int = 2) -> None:
         """The pictures as an animated GIF, ``scale`` times larger, each for as long as it

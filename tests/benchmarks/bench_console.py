@@ -105,7 +105,7 @@ def under_idle_connections(folder: Path, deck: list) -> tuple[list[float], float
     folder.mkdir()
     configure(folder, True)
     child = Child(folder)
-    child.exchange(Hello(0, "bench").to_bytes())
+    child.exchange(Hello(0, "bench"))
     cpu = child.cpu_seconds()
     held = hold_back_heads(int((folder / "port").read_text()), ATTACKERS)
     time.sleep(0.5)  # nothing to await: the daemon takes the last of them
@@ -113,7 +113,7 @@ def under_idle_connections(folder: Path, deck: list) -> tuple[list[float], float
     acks = []
     for seq, card in enumerate(deck, start=1):
         time.sleep(PACE)
-        acks.append(child.exchange(CardFrame(seq, card).to_bytes()))
+        acks.append(child.exchange(CardFrame(seq, card)))
     for sock in held:
         sock.close()
     child.stop()
@@ -139,7 +139,7 @@ def main() -> None:
                 time.sleep(0.3)  # nothing to await: the process settles after READY=1
                 rss[console].append(child.rss_mib())
                 if console and run < PACKS:
-                    child.exchange(Hello(0, "bench").to_bytes())
+                    child.exchange(Hello(0, "bench"))
                     stream = Stream(int((folder / "port").read_text()))
                     deck = list(DECK)
                     rng.shuffle(deck)

@@ -26,7 +26,7 @@ from faro_pi.game.cards import DECK
 from faro_pi.game.codec import event_to_json
 from faro_pi.game.demo import play
 from faro_pi.service.journal import Change, Journal
-from faro_pi.shoe.fsp1 import CardFrame, FrameParser, Hello
+from faro_pi.shoe.fsp1 import Ack, CardFrame, FrameParser, Hello
 from tests.benchmarks.figures import percentile, report
 from tests.conftest import write_config
 
@@ -63,16 +63,21 @@ class Child:
         self.ready_after = time.perf_counter() - self.started
         self.parser = FrameParser(to_reader=True)
 
-    def exchange(self, frame: bytes) -> float:
+    def exchange(self, frame: CardFrame | Hello) -> float:
         """Writes a frame, as the reader does every 200 ms until it is acknowledged.
 
-        Returns the seconds from the last write of the frame to its acknowledgement.
+        Only an ``A`` of the frame's own sequence number acknowledges it: an ack that took
+        over 200 ms comes after the resend, and a later one of the same number is a stale
+        answer, never the next card's. Returns the seconds from the last write of the frame
+        to its acknowledgement.
         """
+        data = frame.to_bytes()
         while True:
-            os.write(self.master, frame)
+            os.write(self.master, data)
             start = time.perf_counter()
             while select.select([self.master], [], [], 0.2)[0]:
-                if self.parser.feed(os.read(self.master, 256)):
+                frames = self.parser.feed(os.read(self.master, 256))
+                if any(isinstance(f, Ack) and f.seq == frame.seq for f in frames):
                     return time.perf_counter() - start
 
     def cpu_seconds(self) -> float:
@@ -182,7 +187,7 @@ def cpu_per_card(
             .replace('[display]\ndriver = "none"', '[display]\ndriver = "dummy"')
         )
         child = Child(folder)
-        child.exchange(Hello(0, "bench").to_bytes())
+        child.exchange(Hello(0, "bench"))
         time.sleep(0.5)
         cpu0, t0 = child.cpu_seconds(), time.perf_counter()
         time.sleep(IDLE / 2)  # measuring idleness: nothing to await
@@ -192,7 +197,7 @@ def cpu_per_card(
         cpu0, t0 = child.cpu_seconds(), time.perf_counter()
         for seq, card in enumerate(deck, start=1):
             time.sleep(PACE)
-            child.exchange(CardFrame(seq, card).to_bytes())
+            child.exchange(CardFrame(seq, card))
         time.sleep(0.5)  # the OLED's last drawing
         spent = child.cpu_seconds() - cpu0 - idle * (time.perf_counter() - t0)
         results.append(spent / len(deck))
@@ -264,7 +269,7 @@ def main() -> None:
             write_config(folder)
             child = Child(folder)
             ready.append(child.ready_after)
-            child.exchange(Hello(0, "bench").to_bytes())
+            child.exchange(Hello(0, "bench"))
             if run < 3:
                 cpu0, t0 = child.cpu_seconds(), time.perf_counter()
                 time.sleep(IDLE)  # measuring idleness: nothing to await
@@ -278,7 +283,7 @@ def main() -> None:
                 time.sleep(PACE)
                 commit.sample()
                 time.sleep(PACE)
-                acks.append(child.exchange(CardFrame(seq, card).to_bytes()))
+                acks.append(child.exchange(CardFrame(seq, card)))
             rss.append(child.rss_mib())
             child.stop()
         floor.close()

@@ -117,10 +117,19 @@ class TableDisplay:
     ``bus`` stands in for the I²C bus (any object with smbus2's
     ``write_i2c_block_data``, such as :class:`~faro_pi.virtual.oled.VirtualOled`);
     without it luma opens ``/dev/i2c-{i2c_port}``. ``retry`` is the first
-    wait before a failed display is tried again.
+    wait before a failed display is tried again, ``retry_max`` the longest; ``pages`` the
+    seconds on the main page and on each further one.
     """
 
-    def __init__(self, config: DisplayConfig, *, bus=None, retry: float = RETRY):
+    def __init__(
+        self,
+        config: DisplayConfig,
+        *,
+        bus=None,
+        retry: float = RETRY,
+        retry_max: float = RETRY_MAX,
+        pages: tuple[float, float] = (FIRST_PAGE, PAGE),
+    ):
         self.config = config
         self.device = None
         self.link: Link | None = None
@@ -128,6 +137,8 @@ class TableDisplay:
         """Flushes done (one per change of what is shown)."""
         self.failing = False
         self._retry = retry
+        self._retry_max = retry_max
+        self._pages = pages
         self._delay = retry
         self._retry_at = 0.0
         self._view: screens.ScreenView | None = None
@@ -186,7 +197,7 @@ class TableDisplay:
             loop = asyncio.get_running_loop()
         except RuntimeError:
             return  # no loop, no pages: the main page stays
-        delay = FIRST_PAGE if self._page == 0 else PAGE
+        delay = self._pages[0] if self._page == 0 else self._pages[1]
         self._timer = loop.call_later(delay, self._next_page)
 
     def _next_page(self) -> None:
@@ -276,7 +287,7 @@ class TableDisplay:
         if not self.failing:
             log.warning("display %s: %s; trying again in %.0f s", self.where, exc, self._delay)
         else:
-            self._delay = min(self._delay * 2, RETRY_MAX)
+            self._delay = min(self._delay * 2, self._retry_max)
             log.debug("display %s: %s; next try in %.0f s", self.where, exc, self._delay)
         with self._changed:
             self.failing = True
