@@ -9,6 +9,7 @@ own parser's :class:`Refused`; what concerns several fields, by the event.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections.abc import Callable
@@ -102,7 +103,9 @@ def stored(kind: type, obj: Any) -> Any:
     return obj
 
 
-_decode_line = msgspec.json.Decoder(Event, dec_hook=_read).decode
+_decode_line = functools.lru_cache(maxsize=4096)(msgspec.json.Decoder(Event, dec_hook=_read).decode)
+"""Lines recur (every pack deals the same 52 card lines, a night's bets repeat) and an event
+is an immutable value: one read a line serves each time it comes again."""
 
 
 def decode_event(line: str | bytes) -> Event:

@@ -107,8 +107,11 @@ def skeleton(name: str) -> str:
     return unicodedata.normalize("NFD", "".join(table.get(c, c) for c in decomposed))
 
 
+@functools.lru_cache(maxsize=1024)
 def looks(name: str) -> frozenset[str]:
-    """The forms a name is told apart by: its skeleton, and that of its folded form."""
+    """The forms a name is told apart by: its skeleton, and that of its folded form.
+
+    Kept for the names seen lately: a night seats the same few names at every pack."""
     folded = unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", name).casefold())
     return frozenset({skeleton(name), skeleton(folded), folded})
 
