@@ -8,7 +8,6 @@ fullwidth Ａ or an invisible character must not seat a second "Ann".
 
 from __future__ import annotations
 
-import asyncio
 import json
 
 import pytest
@@ -84,37 +83,34 @@ def test_a_deep_entry_is_walked_without_exhausting_the_stack():
     assert refused.value.rule == "text"
 
 
-def test_the_console_refuses_a_lone_surrogate_with_422_and_the_table_goes_on(tmp_path):
+async def test_the_console_refuses_a_lone_surrogate_with_422_and_the_table_goes_on(tmp_path):
     console_config(tmp_path)
 
-    async def scenario():
-        async with console_table(tmp_path) as lookout:
-            for body in (
-                {"type": "session", "seats": ["\ud800x", "Bob", "Cy"], "banker": "Cy"},
-                {"type": "session", "seats": ["Ann", "Bob", "Z\udc80"], "banker": "Z\udc80"},
-            ):
-                answer = await lookout.post(raw(body))
-                assert answer.status_code == 422, answer.text
-                assert answer.json()["rule"] == "text"
-            assert lookout.daemon.journal.count() == 0
-            await lookout.enter({"type": "session", "seats": ["Ann", "Bob", "Cy"], "banker": "Cy"})
-            rows = lookout.daemon.journal.count()
-            for body in (
-                {"type": "join", "player": "Z\udc80"},
-                {"type": "alarm", "kind": "noread", "text": "\ud800"},
-                {"type": "card", "card": "KD", "source": "\udc80"},
-            ):
-                answer = await lookout.post(raw(body))
-                assert answer.status_code == 422, answer.text
-            assert lookout.daemon.journal.count() == rows
-            state = await lookout.state()
-            assert state["seats"] == ["Ann", "Bob", "Cy"]
-            await lookout.refused({"type": "join", "player": "\u0410nn"}, "look-alike", 409)
-            await lookout.refused({"type": "join", "player": "A\u202enn"}, "name", 422)
-            await lookout.enter({"type": "join", "player": "Dee"})
-            assert (await lookout.state())["seats"] == ["Ann", "Bob", "Cy", "Dee"]
-
-    asyncio.run(scenario())
+    async with console_table(tmp_path) as lookout:
+        for body in (
+            {"type": "session", "seats": ["\ud800x", "Bob", "Cy"], "banker": "Cy"},
+            {"type": "session", "seats": ["Ann", "Bob", "Z\udc80"], "banker": "Z\udc80"},
+        ):
+            answer = await lookout.post(raw(body))
+            assert answer.status_code == 422, answer.text
+            assert answer.json()["rule"] == "text"
+        assert lookout.daemon.journal.count() == 0
+        await lookout.enter({"type": "session", "seats": ["Ann", "Bob", "Cy"], "banker": "Cy"})
+        rows = lookout.daemon.journal.count()
+        for body in (
+            {"type": "join", "player": "Z\udc80"},
+            {"type": "alarm", "kind": "noread", "text": "\ud800"},
+            {"type": "card", "card": "KD", "source": "\udc80"},
+        ):
+            answer = await lookout.post(raw(body))
+            assert answer.status_code == 422, answer.text
+        assert lookout.daemon.journal.count() == rows
+        state = await lookout.state()
+        assert state["seats"] == ["Ann", "Bob", "Cy"]
+        await lookout.refused({"type": "join", "player": "\u0410nn"}, "look-alike", 409)
+        await lookout.refused({"type": "join", "player": "A\u202enn"}, "name", 422)
+        await lookout.enter({"type": "join", "player": "Dee"})
+        assert (await lookout.state())["seats"] == ["Ann", "Bob", "Cy", "Dee"]
 
 
 ANNS = {
