@@ -282,6 +282,7 @@ def test_every_example_in_the_schema_is_an_event_of_the_vocabulary():
         "join",
         "leave",
         "close",
+        "bank",
     }
     posted = document["paths"]["/api/events"]["post"]["requestBody"]["content"]
     examples = [e["value"] for e in posted["application/json"]["examples"].values()]
@@ -993,6 +994,10 @@ def test_every_entry_has_a_command_and_a_refusal_prints_its_rule(tmp_path):
             await entered("leave", "Dee")
             assert (await lookout.state())["seats"] == SEATS
             refused(await no("leave", "Cy"), "Cy is the banker: pass the bank first", "banker")
+            assert (await entered("bank", "Bob")).startswith("bank player=Bob\n")
+            assert (await lookout.state())["banker"] == "Bob"
+            refused(await no("bank", "Dee"), "Dee is not seated at this table", "not-seated")
+            await entered("bank", "Cy")
 
             await entered("bet", "Ann", "9", "2", "--copper")
             await entered("bet", "Ann", "9", "2")
@@ -1029,6 +1034,12 @@ def test_every_entry_has_a_command_and_a_refusal_prints_its_rule(tmp_path):
             assert (await lookout.state())["alarms"] == []
 
             await lookout.deal(*pack[:49])
+            refused(
+                await no("bank", "Ann"),
+                "the bank passes between packs: before the soda or after the hock "
+                "(3 cards left in the shoe)",
+                "mid-pack",
+            )
             await entered("call", "Bob", "J", "Q", "K", "2")
             assert (await entered("call", "--take-back", "Bob")).startswith(
                 "remove player=Bob call=True\n"
@@ -1042,6 +1053,9 @@ def test_every_entry_has_a_command_and_a_refusal_prints_its_rule(tmp_path):
             assert (await no("call", "--take-back", "Bob", "J"))[0] == 2
 
             await lookout.deal(*pack[49:])
+            await entered("bank", "Ann")
+            history = (await lookout.http.get("/api/history")).json()
+            assert history["packs"][-1]["banker"] == "Cy" and lookout.daemon.table.banker == "Ann"
             await entered("close")
             refused(
                 await no("join", "Ann"), "no session: seat the participants first", "no-session"

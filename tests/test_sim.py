@@ -148,6 +148,8 @@ def test_a_scenario_file_plays_and_a_bad_one_is_named(tmp_path):
         "\n".join(
             [
                 '{"type":"session","seats":["Ann","Bob"],"banker":"Bob"}',
+                '{"type":"bank","player":"Ann"}',
+                '{"type":"bank","player":"Bob"}',
                 '{"type":"card","card":"5H"}',
                 '{"type":"bet","player":"Ann","rank":"K","weight":4}',
                 '{"type":"press","button":"signal"}',
@@ -178,8 +180,10 @@ def test_a_scenario_file_plays_and_a_bad_one_is_named(tmp_path):
     assert "Ann -4" in done.stdout  # the plain screen: K lost for Ann
     summary = json.loads((out / "summary.json").read_text())
     assert summary["balances"] == {"Ann": -4, "Bob": 4}
-    assert summary["refused_entries"][0]["step"] == 7
+    assert summary["refused_entries"][0]["step"] == 9
     assert "not seated" in summary["refused_entries"][0]["message"]
+    banks = [json.loads(line) for line in export(out) if '"bank"' in line]
+    assert [b["player"] for b in banks] == ["Ann", "Bob"]  # journaled as entered
 
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"type":"press","button":"panic"}\n')

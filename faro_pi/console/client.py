@@ -156,6 +156,10 @@ def leave(args: argparse.Namespace) -> int:
     return _enter(args, {"type": "leave", "player": args.player})
 
 
+def bank(args: argparse.Namespace) -> int:
+    return _enter(args, {"type": "bank", "player": args.player})
+
+
 def bet(args: argparse.Namespace) -> int:
     if len(args.named) != (1 if args.ranks or args.high_card else 2):
         print(

@@ -20,7 +20,7 @@ from faro_pi.game.rules import Table
 from faro_pi.game.settle import PackRecord, Pair
 from faro_pi.game.state import TableState
 
-FORMAT = 4
+FORMAT = 5
 """Bumped whenever what is kept changes, so an old resume point is never misread."""
 
 

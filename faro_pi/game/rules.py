@@ -18,6 +18,7 @@ from faro_pi.game.calls import check_call
 from faro_pi.game.cards import Card, rank_name
 from faro_pi.game.events import (
     Alarm,
+    Bank,
     Bet,
     Call,
     CardDrawn,
@@ -82,6 +83,7 @@ class Table:
             Join: lambda e: seats.join(self.state, e),
             Leave: lambda e: seats.leave(self.state, e),
             Close: lambda e: seats.close(self.state, e),
+            Bank: lambda e: seats.pass_bank(self.state, e),
             Integrity: self._integrity,
             Shuffle: self._shuffle,
             Void: self._void,
@@ -149,7 +151,7 @@ class Table:
     def pack_records(self) -> list[PackRecord]:
         """The session's packs, this one last, each with its banker and its calls' results."""
         s = self.state
-        return [*self.packs, PackRecord(s.pack.number, s.banker, s.call_results)]
+        return [*self.packs, PackRecord(s.pack.number, s.passed_by or s.banker, s.call_results)]
 
     @property
     def last_pair(self) -> Pair | None:
@@ -341,14 +343,15 @@ class Table:
                 f"a new pack starts only after the hock: {s.pack.left} cards left in the shoe",
             )
         self.history += s.pairs
-        self.packs.append(PackRecord(s.pack.number, s.banker, s.call_results))
+        self.packs.append(PackRecord(s.pack.number, s.passed_by or s.banker, s.call_results))
         s.previous = tuple(s.pack.exposed)
         s.pairs = []
         s.pack = Pack(number=s.pack.number + 1)
         s.locked = False
         s.call_results = ()
-        if s.seats and s.options.rotate_bank:
+        if s.seats and s.options.rotate_bank and s.passed_by is None:
             s.banker = s.seats[(s.seats.index(s.banker) + 1) % len(s.seats)]
+        s.passed_by = None
         self.pack_log = []
         self.pack_start = s.copy()
 
