@@ -954,7 +954,8 @@ def test_the_command_line_clients_work_against_a_running_daemon(tmp_path):
             status, _, err = await faro_pi(
                 "lock", "--url", str(lookout.http.base_url), "--token", "wrong"
             )
-            assert status == 2 and "401" in err
+            assert status == 2 and "refused the token (401)" in err and "--token" in err
+            assert "Authorization" not in err and len(err.splitlines()) == 1
             assert (tmp_path / TOKEN_FILE).exists()
 
     asyncio.run(scenario())
@@ -993,6 +994,8 @@ def test_every_entry_has_a_command_and_a_refusal_prints_its_rule(tmp_path):
             refused(await no("join", "Dee"), "Dee is seated already", "seats")
             await entered("leave", "Dee")
             assert (await lookout.state())["seats"] == SEATS
+            balances = "balances: Ann +0, Bob +0, Cy (banker) +0; left: Dee +0; leaders: "
+            assert balances in await entered("status")
             refused(await no("leave", "Cy"), "Cy is the banker: pass the bank first", "banker")
             assert (await entered("bank", "Bob")).startswith("bank player=Bob\n")
             assert (await lookout.state())["banker"] == "Bob"
@@ -1059,6 +1062,12 @@ def test_every_entry_has_a_command_and_a_refusal_prints_its_rule(tmp_path):
             await entered("close")
             refused(
                 await no("join", "Ann"), "no session: seat the participants first", "no-session"
+            )
+            night = (await lookout.state())["last_night"]["results"]
+            results = ", ".join(f"{r['player']} {r['balance']:+d}" for r in night)
+            assert [r["player"] for r in night] == [*SEATS, "Dee"]
+            assert f"no session: nobody is seated\nnight 1 closed: {results}\n" in await entered(
+                "status"
             )
             await entered("shuffle")
             assert (await lookout.state())["pack"]["exposed"] == []
