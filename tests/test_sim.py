@@ -119,15 +119,15 @@ def test_a_pack_with_faults_on_the_simulated_table(tmp_path):
     assert "already exposed" in duplicate["message"]
     assert any(f["fault"] == "void" and "taken back" in f["text"] for f in summary["faults"])
 
-    # The plain lines show each fault where it happened among the cards; the live view's
-    # faults panel shows the latest.
+    # The plain lines show each fault where it happened among the cards; the live view
+    # shows the latest beside the case keeper.
     plain = screens.plain_text.getvalue().splitlines()
     shown = [line[2:].split(":")[0] for line in plain if line.startswith("! ")]
     assert shown == names
     cards_before = next(n for n, line in enumerate(plain) if line.startswith("! no-read"))
     assert sum(line.startswith("card ") for line in plain[:cards_before]) == 5
     live = screens.live_text.getvalue()
-    assert "faults" in live and "reader restart" in live and "refused card" in live
+    assert f"! {names[-1]}: " in live  # the view as it stopped: the latest fault
 
     # The OLED's pictures, decoded from the I²C bytes, change frame by frame.
     gif = Image.open(out / "oled.gif")
@@ -214,13 +214,13 @@ def test_a_scenario_line_says_what_is_missing_and_which_lines_there_are():
     assert "'rank' is missing" in error({"type": "bet", "player": "Ann", "weight": 2})
 
 
-def test_oled_frames_in_the_terminal_are_quadrant_blocks():
+def test_oled_frames_in_the_terminal_are_braille_cells_of_two_by_four_pixels():
     from faro_pi.sim.screen import oled_text
 
-    image = Image.new("1", (4, 2))
+    image = Image.new("1", (4, 4))
     image.putpixel((0, 0), 1)
-    image.putpixel((3, 1), 1)
-    assert oled_text(image) == ["▘▗"]
+    image.putpixel((3, 3), 1)
+    assert oled_text(image) == ["\u2801\u2880"]  # the dots at top left and bottom right
 
 
 TEACHING_DEMO = {
@@ -275,3 +275,44 @@ def test_the_house_demo_on_the_simulated_table(tmp_path):
     bets = [event_from_json(json.loads(line)) for line in lines if '"bet"' in line]
     assert any(isinstance(b, Bet) and b.weight % 2 for b in bets)
     assert any(s.weight % 2 for s in settled)  # an odd weight, settled
+
+
+class _Hardware:
+    """What the live view reads of the simulated table: the OLED, the case keeper, faults."""
+
+    def __init__(self, faults: list[dict]):
+        self.record = type("Record", (), {"faults": faults, "cards": [None] * 30})()
+        image = Image.new("1", (128, 64))
+        for x in range(128):
+            image.putpixel((x, x // 2), 1)
+        self.oled = type("Oled", (), {"image": lambda _: image})()
+        self.chain = type("Chain", (), {"grid": lambda _: ["1011" * 3 + "1"] * 4})()
+
+
+def test_the_live_view_fits_a_terminal_of_80_by_24():
+    from rich.console import Console
+
+    from faro_pi.sim.screen import FIT
+
+    names = [f"Player{n}" + "é" * n for n in range(9)] + ["A long banker's name, 24"]
+    table = Table()
+    table.apply(event_from_json({"type": "session", "seats": names, "banker": names[-1]}))
+    for code in ("2C", "9H", "9S"):
+        table.apply(CardDrawn(event_from_json({"type": "card", "card": code}).card))
+    table.apply(event_from_json({"type": "alarm", "kind": "noread", "text": "a card " * 20}))
+    faults = [{"step": n, "fault": "noise", "text": "x" * 90} for n in range(8)]
+    screen = LiveScreen(io.StringIO(), total=104)
+    screen.link("http://127.0.0.1:8077/?token=" + "t" * 43)
+    width, height = FIT
+    terminal = Console(file=io.StringIO(), width=width, height=height, legacy_windows=False)
+    lines = terminal.render_lines(screen.render(table, _Hardware(faults)), pad=False)
+    text = ["".join(segment.text for segment in line) for line in lines]
+    assert len(text) <= height, "\n".join(text)
+    assert max(terminal.measure(line).maximum for line in text) <= width
+    shown = "\n".join(text)
+    assert any("\u2800" < c <= "\u28ff" for c in shown)  # the OLED, in braille
+    assert "turn 1: 9♥ loses, 9♠ wins split" in shown and "alarm: a card" in shown
+    assert "…" in shown  # ten seats do not fit two lines: the rest is cut, and says so
+    assert f"page: http://127.0.0.1:8077/?token={'t' * 43}" in shown
+    assert "30 of 104 cards" in shown
+
