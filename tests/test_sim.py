@@ -316,3 +316,44 @@ def test_the_live_view_fits_a_terminal_of_80_by_24():
     assert f"page: http://127.0.0.1:8077/?token={'t' * 43}" in shown
     assert "30 of 104 cards" in shown
 
+
+def test_the_sim_with_its_console_keeps_the_table_up_and_prints_the_page_link(tmp_path):
+    import signal
+
+    import httpx
+
+    from tests.test_console import free_port
+
+    port, out = free_port(), tmp_path / "out"
+    command = ["sim", "--console", "--port", str(port), "--speed", "0", "--out", str(out)]
+    sim = subprocess.Popen(
+        [sys.executable, "-m", "faro_pi.cli", *command],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        link = sim.stdout.readline()
+        assert link.startswith("the lookout's page: http://127.0.0.1:"), link
+        url, token = link.split(": ", 1)[1].strip().split("/?token=")
+        assert url == f"http://127.0.0.1:{port}" and len(token) >= 43
+        for line in sim.stdout:  # the demo deals its pack; then the table stays up
+            if line.startswith("card 52:"):
+                break
+        state = httpx.get(f"{url}/api/state").json()
+        assert state["seats"] == list(scenario.DEMO_SEATS) and state["pack"]["complete"]
+        auth = {"Authorization": f"Bearer {token}"}
+        answer = httpx.post(f"{url}/api/events", json={"type": "close"}, headers=auth)
+        assert answer.status_code == 200, answer.text  # the lookout's entries are taken
+        assert httpx.get(f"{url}/api/state").json()["seats"] == []
+        sim.send_signal(signal.SIGTERM)
+        _, errors = sim.communicate(timeout=30)
+    finally:
+        if sim.poll() is None:
+            sim.kill()
+            sim.communicate()
+    assert sim.returncode == 0, errors
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["status"] == 0 and summary["balances"] == {}  # the night closed from the API
+    assert json.loads((out / "events.jsonl").read_text().splitlines()[-1]) == {"type": "close"}
+    assert "[console]\nenabled = true" in (out / "config.toml").read_text()
