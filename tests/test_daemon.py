@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 import random
 import shutil
@@ -284,7 +285,9 @@ def test_signal_locks_entries_for_the_next_pair(table_dir):
     asyncio.run(scenario())
 
 
-def test_undo_held_voids_the_last_card_once_and_a_short_press_does_not(table_dir):
+def test_undo_held_voids_the_last_card_once_and_a_short_press_does_not(table_dir, caplog):
+    caplog.set_level(logging.INFO, logger="faro_pi")
+
     async def scenario():
         async with running_table(table_dir) as (daemon, reader, factory):
             for code in ("5H", "KD"):
@@ -301,6 +304,11 @@ def test_undo_held_voids_the_last_card_once_and_a_short_press_does_not(table_dir
             assert daemon.table.pack.counts[13] == 4
 
     asyncio.run(scenario())
+    voids = [r.getMessage() for r in caplog.records if r.getMessage().startswith("void")]
+    assert voids == [  # the log names the card each void took back
+        "void: card 2, K♦, is taken back (0 entries dropped)",
+        "void: card 1, 5♥, is taken back (0 entries dropped)",
+    ]
 
 
 def test_a_short_undo_press_acknowledges_the_alarms(table_dir):

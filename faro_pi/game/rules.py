@@ -69,6 +69,8 @@ class Table:
         """The session's packs before this one: each one's banker and what its calls did."""
         self.dropped: list[Event] = []
         """Events that the last void made inapplicable and took back."""
+        self.voided: Card | None = None
+        """The card the last void took back."""
         self.pack_log: list[Event] = []
         """The effective events since the pack began, for taking back its last card."""
         self.pack_start = self.state.copy()
@@ -371,6 +373,7 @@ class Table:
         rebuilt.replay(history[:at])
         dropped = [history[at + 1 + i] for i, _ in rebuilt.replay(history[at + 1 :])]
         self.state, self.pack_log, self.dropped = rebuilt.state, rebuilt.pack_log, dropped
+        self.voided = exposed[-1]
 
     def _integrity(self, report: Integrity) -> None:
         if report.pack != self.state.pack.number or not self.state.pack.complete:
