@@ -270,6 +270,12 @@ def parser() -> argparse.ArgumentParser:
         default=DEFAULT_PROFILE,
         help="the house rules the demo plays (default teaching)",
     )
+    sim.add_argument(
+        "--console",
+        action="store_true",
+        help="serve the lookout's page too, and keep the table up after the scenario until Ctrl-C",
+    )
+    sim.add_argument("--port", type=int, help="the page's port with --console (default 8077)")
     sim.set_defaults(run=_sim)
 
     doctor = commands.add_parser(

@@ -279,6 +279,7 @@ def test_every_example_in_the_schema_is_an_event_of_the_vocabulary():
         "join",
         "leave",
         "close",
+        "bank",
     }
     posted = document["paths"]["/api/events"]["post"]["requestBody"]["content"]
     examples = [e["value"] for e in posted["application/json"]["examples"].values()]
@@ -960,7 +961,8 @@ async def test_the_command_line_clients_work_against_a_running_daemon(tmp_path):
             status, _, err = await faro_pi(
                 "lock", "--url", str(lookout.http.base_url), "--token", "wrong"
             )
-            assert status == 2 and "401" in err
+            assert status == 2 and "refused the token (401)" in err and "--token" in err
+            assert "Authorization" not in err and len(err.splitlines()) == 1
             assert (tmp_path / TOKEN_FILE).exists()
 
     await scenario()
@@ -998,7 +1000,13 @@ async def test_every_entry_has_a_command_and_a_refusal_prints_its_rule(tmp_path)
         refused(await no("join", "Dee"), "Dee is seated already", "seats")
         await entered("leave", "Dee")
         assert (await lookout.state())["seats"] == SEATS
+        balances = "balances: Ann +0, Bob +0, Cy (banker) +0; left: Dee +0; leaders: "
+        assert balances in await entered("status")
         refused(await no("leave", "Cy"), "Cy is the banker: pass the bank first", "banker")
+        assert (await entered("bank", "Bob")).startswith("bank player=Bob\n")
+        assert (await lookout.state())["banker"] == "Bob"
+        refused(await no("bank", "Dee"), "Dee is not seated at this table", "not-seated")
+        await entered("bank", "Cy")
 
         await entered("bet", "Ann", "9", "2", "--copper")
         await entered("bet", "Ann", "9", "2")
@@ -1035,6 +1043,12 @@ async def test_every_entry_has_a_command_and_a_refusal_prints_its_rule(tmp_path)
         assert (await lookout.state())["alarms"] == []
 
         await lookout.deal(*pack[:49])
+        refused(
+            await no("bank", "Ann"),
+            "the bank passes between packs: before the soda or after the hock "
+            "(3 cards left in the shoe)",
+            "mid-pack",
+        )
         await entered("call", "Bob", "J", "Q", "K", "2")
         assert (await entered("call", "--take-back", "Bob")).startswith(
             "remove player=Bob call=True\n"
@@ -1048,8 +1062,17 @@ async def test_every_entry_has_a_command_and_a_refusal_prints_its_rule(tmp_path)
         assert (await no("call", "--take-back", "Bob", "J"))[0] == 2
 
         await lookout.deal(*pack[49:])
+        await entered("bank", "Ann")
+        history = (await lookout.http.get("/api/history")).json()
+        assert history["packs"][-1]["banker"] == "Cy" and lookout.daemon.table.banker == "Ann"
         await entered("close")
         refused(await no("join", "Ann"), "no session: seat the participants first", "no-session")
+        night = (await lookout.state())["last_night"]["results"]
+        results = ", ".join(f"{r['player']} {r['balance']:+d}" for r in night)
+        assert [r["player"] for r in night] == [*SEATS, "Dee"]
+        assert f"no session: nobody is seated\nnight 1 closed: {results}\n" in await entered(
+            "status"
+        )
         await entered("shuffle")
         assert (await lookout.state())["pack"]["exposed"] == []
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 import random
 import shutil
@@ -270,20 +271,30 @@ async def test_signal_locks_entries_for_the_next_pair(table_dir):
         assert daemon.table.entries_open
 
 
-async def test_undo_held_voids_the_last_card_once_and_a_short_press_does_not(table_dir):
-    async with running_table(table_dir) as (daemon, reader, factory):
-        for code in ("5H", "KD"):
-            reader.card(code)
-        await reader.drained()
-        press(factory, 27)  # short: nothing to acknowledge, nothing voided
-        undo = factory.pin(27)
-        undo.drive_low()
-        await until(daemon, lambda t: len(t.pack.exposed) == 1)
-        undo.drive_high()
-        undo.drive_low()  # held again straight away: voids the soda, as asked
-        await until(daemon, lambda t: len(t.pack.exposed) == 0)
-        undo.drive_high()
-        assert daemon.table.pack.counts[13] == 4
+def test_undo_held_voids_the_last_card_once_and_a_short_press_does_not(table_dir, caplog):
+    caplog.set_level(logging.INFO, logger="faro_pi")
+
+    async def scenario():
+        async with running_table(table_dir) as (daemon, reader, factory):
+            for code in ("5H", "KD"):
+                reader.card(code)
+            await reader.drained()
+            press(factory, 27)  # short: nothing to acknowledge, nothing voided
+            undo = factory.pin(27)
+            undo.drive_low()
+            await until(daemon, lambda t: len(t.pack.exposed) == 1)
+            undo.drive_high()
+            undo.drive_low()  # held again straight away: voids the soda, as asked
+            await until(daemon, lambda t: len(t.pack.exposed) == 0)
+            undo.drive_high()
+            assert daemon.table.pack.counts[13] == 4
+
+    asyncio.run(scenario())
+    voids = [r.getMessage() for r in caplog.records if r.getMessage().startswith("void")]
+    assert voids == [  # the log names the card each void took back
+        "void: card 2, K♦, is taken back (0 entries dropped)",
+        "void: card 1, 5♥, is taken back (0 entries dropped)",
+    ]
 
 
 async def test_a_short_undo_press_acknowledges_the_alarms(table_dir):
@@ -395,3 +406,4 @@ async def test_faro_pi_integrity_reads_every_pack_of_a_journal(table_dir, capsys
     assert main(["integrity", str(table_dir / "journal.sqlite3")]) == 1
     out = capsys.readouterr().out
     assert out.startswith("pack 1: ") and "splits" in out and "no report" not in out
+    assert "\n  splits: 13 (a fair shuffle: 13 or more less than once in a billion" in out

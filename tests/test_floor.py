@@ -76,8 +76,8 @@ def table_config(
     return path
 
 
-def floor_settings(base: Path, broker: Mosquitto, *, token: str = "pit-boss", port: int = 0):
-    """The floor's config in ``base``, its store in ``base/store``."""
+def floor_settings(base: Path, broker: Mosquitto, *, token: str | None = "pit-boss", port: int = 0):
+    """The floor's config in ``base``, its store in ``base/store``; no ``token``: made."""
     base.mkdir(parents=True, exist_ok=True)
     secret = base / "floor.password"
     secret.write_text(FLOOR_PASSWORD + "\n")
@@ -85,8 +85,9 @@ def floor_settings(base: Path, broker: Mosquitto, *, token: str = "pit-boss", po
     (base / "floor.toml").write_text(
         f'[broker]\nurl = "{broker.url}"\nusername = "{FLOOR_USER}"\n'
         'password_file = "floor.password"\n'
-        f'[store]\npath = "store"\n[page]\nport = {port or free_port()}\ntoken = "{token}"\n'
-        '[consoles]\nt2 = "http://10.0.0.22:8077/"\n'
+        f'[store]\npath = "store"\n[page]\nport = {port or free_port()}\n'
+        + ("" if token is None else f'token = "{token}"\n')
+        + '[consoles]\nt2 = "http://10.0.0.22:8077/"\n'
     )
     return load_floor_config(base / "floor.toml")
 
@@ -507,6 +508,23 @@ async def pit_of_three(tmp_path: Path, broker: Mosquitto):
             lambda: all(copied(boss, name, daemon) for name, daemon in daemons.items()),
         )
         yield boss, port, daemons
+
+
+def test_the_floor_names_the_file_of_the_token_it_makes(tmp_path, broker, caplog):
+    caplog.set_level(logging.INFO, logger="faro_pi")
+    token_file = tmp_path / "floor" / "store" / command.TOKEN_FILE
+
+    async def start() -> list[str]:
+        caplog.clear()
+        async with floor_running(tmp_path / "floor", broker, token=None) as (_, page, port):
+            assert page.token == token_file.read_text().strip()
+            lines = [r.getMessage() for r in caplog.records]
+        page_line = f"floor: page on http://127.0.0.1:{port}/ (token in {token_file})"
+        assert page_line in lines, lines
+        return [line for line in lines if "made a new token" in line]
+
+    assert asyncio.run(start()) == [f"floor: made a new token in {token_file}"]
+    assert asyncio.run(start()) == []  # kept: the next start reads it
 
 
 async def test_the_floor_page_needs_its_token_and_reads_the_pit(tmp_path, broker):

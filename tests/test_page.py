@@ -976,10 +976,19 @@ async def test_players_join_and_leave_and_the_night_is_closed_from_the_page(tmp_
         await expect(ann.locator(".balance")).to_have_text("+4")
         assert seats() == ("Bob", "Cy", "Dee", "Ann")
 
-        # The night closes between packs only: after the hock, here.
+        # The night closes, and the bank passes, between packs only: after the hock, here.
         await expect(page.locator("#close-night")).to_be_disabled()
+        await expect(page.locator("#pass-bank")).to_be_disabled()
         table.deal(*[code for code in pack_ending_with() if code not in first])
         await table.settled()
+        await page.tap("#pass-bank")
+        await expect(page.locator("#bank-list button")).to_have_text(
+            ["Bob banks", "Dee banks", "Ann banks"]
+        )
+        await page.tap('#bank-list [data-player="Bob"]')
+        bob = page.locator('#balances li[data-player="Bob"]')
+        await expect(bob.locator(".badge.bank")).to_have_text("bank")
+        assert table.daemon.table.banker == "Bob"
         await page.tap("#close-night")
         await expect(page.locator("#close-table tbody tr")).to_have_count(4)
         await page.tap("#close-confirm")

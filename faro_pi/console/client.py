@@ -120,9 +120,22 @@ def _call_console(args: argparse.Namespace, path: str, event: dict | None = None
         if not args.json:
             print(f"faro-pi: refused: {body['error']} [{body['rule']}]", file=sys.stderr)
         return 1
+    if status == 401:
+        print(
+            f"faro-pi: the console at {url} refused the token (401): {_TOKEN_FIX}", file=sys.stderr
+        )
+        return 2
     error = body.get("error") if isinstance(body, dict) else body
     print(f"faro-pi: the console answered {status}: {error}", file=sys.stderr)
     return 2
+
+
+_TOKEN_FIX = (
+    "give the console's token with --token TOKEN, or --config FILE to read it from the token "
+    "file the daemon keeps beside its journal (or the config's console.token)"
+)
+"""What a lookout at the shell does about a 401, where the console's own answer speaks of
+the header a program sends."""
 
 
 def _enter(args: argparse.Namespace, event: dict) -> int:
@@ -154,6 +167,10 @@ def join(args: argparse.Namespace) -> int:
 
 def leave(args: argparse.Namespace) -> int:
     return _enter(args, {"type": "leave", "player": args.player})
+
+
+def bank(args: argparse.Namespace) -> int:
+    return _enter(args, {"type": "bank", "player": args.player})
 
 
 def bet(args: argparse.Namespace) -> int:

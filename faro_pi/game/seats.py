@@ -10,7 +10,7 @@ anything, as the engine's handlers do.
 
 from __future__ import annotations
 
-from faro_pi.game.events import MAX_SEATS, MIN_SEATS, Close, Join, Leave, Session
+from faro_pi.game.events import MAX_SEATS, MIN_SEATS, Bank, Close, Join, Leave, Session
 from faro_pi.game.exc import Refused
 from faro_pi.game.names import resembles, seat_name
 from faro_pi.game.pack import Stage
@@ -92,22 +92,52 @@ def leave(state: TableState, event: Leave) -> None:
     state.seats = tuple(name for name in state.seats if name != player)
 
 
-def close(state: TableState, _: Close) -> None:
-    """Ends the night between packs: what stands is withdrawn and the results are kept."""
-    _seated(state)
+def _between_packs(state: TableState, what: str) -> None:
+    """Refuses, as the rule says, anything but before the soda or after the hock."""
     at = state.pack.stage
     if at is not Stage.SHUFFLED and at is not Stage.HOCK:
         raise Refused(
             "mid-pack",
-            f"a session is closed between packs: before the soda or after the hock "
+            f"{what} between packs: before the soda or after the hock "
             f"({state.pack.left} cards left in the shoe)",
         )
+
+
+def pass_bank(state: TableState, event: Bank) -> None:
+    """Hands the bank to a seated player between packs, when no bet of theirs stands.
+
+    Bets stand against the bank that took them, so it changes hands only when
+    none can: before the soda (the new banker's own bets must be off) or after
+    the hock, when the layout is empty.
+    """
+    _seated(state)
+    player = event.player
+    if player not in state.seats:
+        raise Refused("not-seated", f"{player} is not seated at this table")
+    if player == state.banker:
+        raise Refused("banker", f"{player} has the bank already")
+    _between_packs(state, "the bank passes")
+    if any(p.player == player for stack in state.layout for p in stack) or any(
+        p.player == player for p in state.high
+    ):
+        raise Refused(
+            "banker", f"{player} has bets on the layout: take them off before taking the bank"
+        )
+    if state.pack.stage is Stage.HOCK and state.passed_by is None:
+        state.passed_by = state.banker
+    state.banker = player
+
+
+def close(state: TableState, _: Close) -> None:
+    """Ends the night between packs: what stands is withdrawn and the results are kept."""
+    _seated(state)
+    _between_packs(state, "a session is closed")
     state.nights = (*state.nights, tuple(state.balances.items()))
     state.layout = [[] for _ in range(14)]
     state.high = []
     state.calls = []
     state.seats = ()
-    state.banker = None
+    state.banker = state.passed_by = None
     state.balances = {}
 
 

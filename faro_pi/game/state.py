@@ -72,6 +72,9 @@ class TableState:
     locked: bool = False
     seats: tuple[str, ...] = ()
     banker: str | None = None
+    passed_by: str | None = None
+    """Who banked the pack just ended, when the bank was passed after its hock; the shuffle
+    then keeps the banker named rather than passing the bank on."""
     balances: dict[str, int] = field(default_factory=dict)
     layout: list[list[Bet]] = field(default_factory=_empty_layout)
     """Predictions by rank (index 1..13), so a pair touches only two lists."""

@@ -42,7 +42,7 @@ from faro_pi.game.events import (
 from faro_pi.game.profile import DEFAULT_PROFILE, PROFILES
 from faro_pi.game.rules import Table
 from faro_pi.service.journal import Change, Journal
-from faro_pi.service.logline import describe_card, short
+from faro_pi.service.logline import describe_card, describe_void, short
 from faro_pi.service.restore import keep_resume_point, restore
 
 log = logging.getLogger("faro_pi")
@@ -196,8 +196,7 @@ class Daemon:
             if isinstance(event, CardDrawn):
                 log.info(describe_card(self.table))
             elif isinstance(event, Void):
-                dropped = len(self.table.dropped)
-                log.info("void: the last card is taken back (%d entries dropped)", dropped)
+                log.info(describe_void(self.table))
             else:
                 log.info("%s", short(event))
             for watcher in list(self.watchers):

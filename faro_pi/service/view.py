@@ -234,14 +234,7 @@ def describe(state: dict[str, Any]) -> list[str]:
             + (" (split)" if last["split"] else "")
             + (f"; {moves}; bank {last['banker']:+d}" if moves else "")
         )
-    if state["seats"]:
-        balances = ", ".join(
-            f"{name}{' (banker)' if name == state['banker'] else ''} {state['balances'][name]:+d}"
-            for name in state["seats"]
-        )
-        lines.append(f"balances: {balances}; leaders: {', '.join(state['leaders'])}")
-    else:
-        lines.append("no session: nobody is seated")
+    lines += _night(state)
     for p in state["predictions"]:
         lines.append(
             f"on {_where(p)}: {p['player']} {p['weight']}" + (" coppered" if p["copper"] else "")
@@ -251,6 +244,26 @@ def describe(state: dict[str, Any]) -> list[str]:
         lines.append(f"call: {c['player']} {named} for {c['weight']}")
     for a in state["alarms"]:
         lines.append(f"alarm ({a['kind']}): {a['text']}")
+    return lines
+
+
+def _night(state: dict[str, Any]) -> list[str]:
+    """The open night's results, those who left too (so they sum to zero, as on the page);
+    between nights, the results of the one closed last."""
+    balances, seats = state["balances"], state["seats"]
+    if seats:
+        seated = ", ".join(
+            f"{name}{' (banker)' if name == state['banker'] else ''} {balances[name]:+d}"
+            for name in seats
+        )
+        gone = ", ".join(f"{name} {b:+d}" for name, b in balances.items() if name not in seats)
+        left = f"; left: {gone}" if gone else ""
+        return [f"balances: {seated}{left}; leaders: {', '.join(state['leaders'])}"]
+    lines = ["no session: nobody is seated"]
+    night = state.get("last_night")
+    if night:
+        results = ", ".join(f"{r['player']} {r['balance']:+d}" for r in night["results"])
+        lines.append(f"night {night['number']} closed: {results}")
     return lines
 
 

@@ -22,6 +22,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from faro_pi.config import load_config
+from faro_pi.console.client import console_url
+from faro_pi.console.token import console_token, token_path
 from faro_pi.exc import FaroError, Refused
 from faro_pi.game.codec import event_from_json
 from faro_pi.game.events import Alarm, CardDrawn
@@ -64,8 +66,12 @@ driver = "74hc595-spi"
 driver = "ssd1306"
 
 [console]
-enabled = false
+{console}
 """
+NO_CONSOLE = "enabled = false"
+CONSOLE = 'enabled = true\nhost = "127.0.0.1"\nport = {port}'
+"""With ``--console``: the page on this machine only (the token is in the link printed)."""
+DEFAULT_PORT = 8077
 
 OUTPUTS = (
     "journal.sqlite3",
@@ -204,8 +210,9 @@ class SimulatedTable:
             )
 
 
-def _prepare(out: Path) -> Path:
-    """A fresh output folder: the simulator's own files from a last run are replaced.
+def _prepare(out: Path, port: int | None = None) -> Path:
+    """A fresh output folder: the simulator's own files from a last run are replaced (the
+    console's token is kept, so a page opened last time logs in again).
 
     Only its own: a folder that holds a journal or a config the simulator did
     not write (a real table's, pointed at by mistake) is refused, and so is one
@@ -219,7 +226,8 @@ def _prepare(out: Path) -> Path:
         if path.is_symlink() or path.is_file():
             path.unlink()
     config = out / "config.toml"
-    config.write_text(SIM_CONFIG.format(port=(out / "reader").absolute()))
+    console = NO_CONSOLE if port is None else CONSOLE.format(port=port)
+    config.write_text(SIM_CONFIG.format(port=(out / "reader").absolute(), console=console))
     return config
 
 
@@ -255,9 +263,24 @@ def _held(journal: Path) -> bool:
     return False
 
 
-async def simulate(steps: list[dict], out: Path, speed: float = 1.0, screen=None) -> dict:
-    """Plays ``steps`` on the simulated table; returns the summary it also writes."""
-    config = load_config(_prepare(out), environ={})
+def page_link(config) -> str:
+    """The page's address with its token, made now if the table has none yet: opened, it
+    logs the browser in."""
+    token = console_token(config.console, token_path(config))
+    return f"{console_url(config.console)}/?token={token}"
+
+
+async def simulate(
+    steps: list[dict], out: Path, speed: float = 1.0, screen=None, port: int | None = None
+) -> dict:
+    """Plays ``steps`` on the simulated table; returns the summary it also writes.
+
+    With a console ``port`` the page is served, and the table stays up after the
+    scenario, for the lookout's entries, until Ctrl-C or SIGTERM stops the daemon.
+    """
+    config = load_config(_prepare(out, port), environ={})
+    if port is not None and screen is not None:
+        screen.link(page_link(config))
     table = SimulatedTable(out, speed)
     table.reader.plug()
     loop = asyncio.get_running_loop()
@@ -295,6 +318,8 @@ async def simulate(steps: list[dict], out: Path, speed: float = 1.0, screen=None
         await asyncio.wait({player, server}, return_when=asyncio.FIRST_COMPLETED)
         if player.done():
             player.result()
+            if port is not None:
+                await server  # the lookout's table now, until Ctrl-C or SIGTERM
         else:
             player.cancel()
     finally:
@@ -361,8 +386,12 @@ def main(args: argparse.Namespace) -> int:
     except FaroError as exc:
         print(f"faro-pi sim: {exc}", file=sys.stderr)
         return 2
+    if args.port is not None and not args.console:
+        print("faro-pi sim: --port is the page's: give --console too", file=sys.stderr)
+        return 2
+    port = (args.port or DEFAULT_PORT) if args.console else None
     with screen_for(sys.stdout, steps) as screen:
-        summary = asyncio.run(simulate(steps, out, args.speed, screen))
+        summary = asyncio.run(simulate(steps, out, args.speed, screen, port))
     balances = "  ".join(f"{name} {amount:+d}" for name, amount in summary["balances"].items())
     print(f"balances: {balances}   leaders: {', '.join(summary['leaders'])}")
     print(f"wrote {', '.join(str(out / name) for name in OUTPUTS[:5])}")

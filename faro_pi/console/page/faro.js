@@ -61,6 +61,7 @@ const actions = {
   voidLast: () => voidDialog.open(store.table),
   join: seats.join,
   leave: () => seats.leave(store.table, actions),
+  passBank: () => seats.passBank(store.table, actions),
   closeNight: () => seats.closeNight(store.table),
 };
 
