@@ -28,11 +28,15 @@ let offered = null;
 let offerTimer = null;
 let lastTap = { event: null, at: 0 };
 
-/** Posts an entry; once the table takes it, offers its undo for a few seconds in ``slot``. */
+/**
+ * Posts an entry; once the table takes it, offers its undo for a few seconds in ``slot``.
+ * Answers the table's answer if it was taken, else null.
+ */
 export async function enter(event, slot = "felt-note") {
   const before = store.table;
   const body = await post(event);
   if (body) offerUndo(event, inverse(event, before), slot);
+  return body;
 }
 
 function offerUndo(event, events, slot) {
@@ -62,13 +66,16 @@ async function takeBack() {
   }
 }
 
-/** A tap that enters ``event``; the same tap again at once is asked about, not doubled. */
+/**
+ * A tap that enters ``event``; the same tap again at once is asked about, not doubled.
+ * Answers the table's answer if it was taken, else null.
+ */
 export async function tapped(event, slot) {
   const at = Date.now();
   const twice = same(event, lastTap.event) && at - lastTap.at < AGAIN_WITHIN;
   lastTap = { event: twice ? null : event, at };
-  if (!twice) return enter(event, slot);
-  if (await askAgain(said(event))) return enter(event, slot);
+  if (!twice || (await askAgain(said(event)))) return enter(event, slot);
+  return null;
 }
 
 export function wire() {

@@ -1,10 +1,11 @@
 // The lookout's picks: who bets, for how much, coppered or not, and how chances show.
-// Kept in the browser across reloads, all but "take off", which is for the moment only.
+// Kept in the browser across reloads, all but copper and "take off", which are for the
+// moment only: copper plays one bet to lose and goes off once it is placed, or at a new pack.
 
 const PICKS_KEY = "faro-pi.picks";
-const KEPT = ["player", "weight", "copper", "percent"];
+const KEPT = ["player", "weight", "percent"];
 
-export const picks = { player: null, weight: 2, copper: false, takeOff: false, percent: false };
+export const picks = { player: null, weight: 2, copper: false, takeOff: false, percent: false, pack: null };
 try {
   const kept = JSON.parse(localStorage.getItem(PICKS_KEY) || "{}");
   for (const key of KEPT) if (key in kept) picks[key] = kept[key];
@@ -15,7 +16,8 @@ try {
 /** Changes some picks and keeps them. */
 export function pick(changes) {
   Object.assign(picks, changes);
-  localStorage.setItem(PICKS_KEY, JSON.stringify(picks));
+  const kept = Object.fromEntries(KEPT.map((key) => [key, picks[key]]));
+  localStorage.setItem(PICKS_KEY, JSON.stringify(kept));
 }
 
 /** The seated who bet: all but the banker. */
@@ -26,8 +28,10 @@ const EVEN_WEIGHTS = [2, 4, 6, 10, 20, 50, 100];
 const ANY_WEIGHTS = [1, 2, 3, 4, 5, 6, 10, 25, 50, 100];
 export const weights = (table) => ((table.options || {}).even_weights === false ? ANY_WEIGHTS : EVEN_WEIGHTS);
 
-/** Keeps the picks to what the table allows: a player seated, a weight offered. */
+/** Keeps the picks to what the table allows: a player seated, a weight offered; no copper
+ * carried into a new pack. */
 export function fit(table) {
+  if (picks.pack !== table.pack.number) Object.assign(picks, { copper: false, pack: table.pack.number });
   const seated = players(table);
   if (!seated.includes(picks.player)) picks.player = seated[0] || null;
   const offered = weights(table);

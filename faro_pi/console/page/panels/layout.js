@@ -126,13 +126,9 @@ function tapPlace(table, picks, place, actions) {
   if (!table.seats.length) return actions.toast("Seat the table first.");
   if (!picks.player) return actions.toast("Pick a player first.");
   if (picks.takeOff) return actions.enter({ type: "remove", player: picks.player, ...placeFields(place) });
-  return actions.tapped({
-    type: "bet",
-    player: picks.player,
-    ...placeFields(place),
-    weight: picks.weight,
-    copper: picks.copper,
-  });
+  const bet = { type: "bet", player: picks.player, ...placeFields(place), weight: picks.weight, copper: picks.copper };
+  // Copper plays one bet to lose: once the table takes it, copper goes off.
+  return actions.tapped(bet).then((taken) => taken && bet.copper && actions.pick({ copper: false }));
 }
 
 export function render({ table, picks }, actions) {

@@ -1,0 +1,57 @@
+"""The lookout's night on a phone (390×844): what the thumb and the eye meet at the felt.
+
+The same daemon and Chromium as ``tests/test_page.py`` (its ``table_with_page``), at a
+phone's size: copper for one bet, the felt standing still through a night, targets a thumb
+can hit, text to read in dim light, the controls within reach, and a page that says so
+when the table is gone.
+"""
+
+from __future__ import annotations
+
+from playwright.async_api import expect
+
+from tests.test_console import pack_ending_with
+from tests.test_page import SEATS, run, table_with_page
+
+SESSION = {"type": "session", "seats": SEATS, "banker": "Cy"}
+
+
+def test_copper_plays_one_bet_and_goes_off_even_across_a_new_pack(tmp_path):
+    async def scenario():
+        async with table_with_page(tmp_path) as table:
+            page = table.page
+            copper = page.locator("#copper")
+            table.enter(SESSION)
+            await table.pick("Ann", 4)
+            await page.tap("#copper")
+            await expect(copper).to_have_attribute("aria-pressed", "true")
+            await table.spot("9").locator(".card").tap()
+            await expect(table.chips("9", "Ann", copper=True)).to_have_count(1)
+            await expect(copper).to_have_attribute("aria-pressed", "false")
+            await table.spot("5").locator(".card").tap()
+            await expect(table.chips("5", "Ann", copper=False)).to_have_count(1)
+            assert [(p.rank, p.copper) for p in table.daemon.table.predictions] == [
+                (5, False),
+                (9, True),
+            ]
+
+            # Not kept across a reload: a phone picked up again bets to win.
+            await page.tap("#copper")
+            await page.reload()
+            await table.shown()
+            await expect(copper).to_have_attribute("aria-pressed", "false")
+
+            # Nor into a new pack.
+            await page.tap("#copper")
+            table.deal(*pack_ending_with())
+            await table.shown()
+            await expect(copper).to_have_attribute("aria-pressed", "true")
+            table.enter({"type": "shuffle"})
+            await table.shown()
+            await expect(page.locator("#status")).to_contain_text("Pack 2")
+            await expect(copper).to_have_attribute("aria-pressed", "false")
+            await table.pick("Bob")  # Ann banks this pack: the bank rotates
+            await table.spot("K").locator(".card").tap()
+            await expect(table.chips("K", "Bob", copper=False)).to_have_count(1)
+
+    run(scenario)
