@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from playwright.async_api import expect
 
-from tests.test_console import pack_ending_with
+from tests.test_console import console_of, pack_ending_with
 from tests.test_page import SEATS, run, table_with_page
 
 SESSION = {"type": "session", "seats": SEATS, "banker": "Cy"}
@@ -55,3 +55,35 @@ def test_copper_plays_one_bet_and_goes_off_even_across_a_new_pack(tmp_path):
             await expect(table.chips("K", "Bob", copper=False)).to_have_count(1)
 
     run(scenario)
+
+
+def test_the_page_says_offline_at_once_greys_the_felt_and_posts_nothing(tmp_path):
+    async def scenario():
+        async with table_with_page(tmp_path) as table:
+            page = table.page
+            table.enter(SESSION)
+            await table.shown()
+            entries = page.locator("#entries")
+            await expect(entries).to_have_text("Entries open")
+            await expect(page.locator("#offline")).to_be_hidden()
+            posted: list[str] = []
+            page.on("request", lambda r: r.method == "POST" and posted.append(r.url))
+
+            await console_of(table.daemon).close()  # as a daemon gone: its streams end
+            await expect(entries).to_have_text("Offline", timeout=2_000)
+            await expect(page.locator("#link")).to_have_attribute("data-link", "lost")
+            await expect(page.locator("#offline")).to_be_visible()
+            await expect(page.locator("#offline")).to_contain_text("Taps are refused")
+            felt = await page.locator("#layout").evaluate("e => getComputedStyle(e).filter")
+            assert "grayscale(1)" in felt
+            assert await page.locator("#lock").is_disabled()
+
+            # A tap on the felt meets the notice; one that gets through posts nothing.
+            await table.spot("9").locator(".card").tap(force=True)
+            await table.spot("9").locator(".card").dispatch_event("click")
+            await expect(page.locator("#toast")).to_contain_text("Offline")
+            assert posted == []
+            assert table.daemon.table.predictions == []
+
+    run(scenario)
+

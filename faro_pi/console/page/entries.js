@@ -9,8 +9,15 @@ import { ask as askToken } from "./token-form.js";
 import { ask as askAgain } from "./dialogs/again.js";
 import { AGAIN_WITHIN, UNDO_FOR, inverse, said, same } from "./undo.js";
 
+/** What a tap meets while the event stream is down: the table may be gone, so nothing goes. */
+export const OFFLINE = "Offline: the table cannot be reached, so nothing was entered. Wait until the page says live.";
+
 /** Posts ``event``; answers the table's answer if it was taken, else null (having said why). */
 export async function post(event) {
+  if (store.link !== "live") {
+    toast(OFFLINE, "offline");
+    return null;
+  }
   const answer = await send(event);
   if (answer.token) {
     askToken(answer.token);
