@@ -11,7 +11,7 @@ from __future__ import annotations
 from playwright.async_api import expect
 
 from tests.test_console import console_of, pack_ending_with
-from tests.test_page import SEATS, run, table_with_page
+from tests.test_page import SEATS, TOKEN, run, table_with_page
 
 SESSION = {"type": "session", "seats": SEATS, "banker": "Cy"}
 
@@ -87,3 +87,44 @@ def test_the_page_says_offline_at_once_greys_the_felt_and_posts_nothing(tmp_path
 
     run(scenario)
 
+
+def test_a_browser_with_the_session_cookie_makes_changes_without_a_token(tmp_path):
+    """The console's pairing link leaves a session cookie, not a token, in the browser."""
+
+    async def scenario():
+        async with table_with_page(tmp_path, token=None) as table:
+            page = table.page
+            context = page.context
+            # Stands for the console's cookie check: a request with the cookie is authorised.
+            seen: list[dict] = []
+
+            async def with_cookie(route):
+                headers = route.request.headers
+                seen.append(headers)
+                if "faro-pi-session=paired" in headers.get("cookie", ""):
+                    headers = {**headers, "authorization": f"Bearer {TOKEN}"}
+                await route.continue_(headers=headers)
+
+            await page.route("**/api/events", with_cookie)
+            await expect(page.locator("#token-form")).to_be_visible()  # no token, no cookie
+            await context.add_cookies(
+                [{"name": "faro-pi-session", "value": "paired", "url": table.base}]
+            )
+            await page.reload()
+            await table.shown()
+            assert await page.evaluate("localStorage.getItem('faro-pi.token')") is None
+            await expect(page.locator("#token-form")).to_be_hidden()
+            table.enter(SESSION)
+            await table.pick("Ann", 4)
+            await table.spot("9").locator(".card").tap()
+            await expect(table.chips("9", "Ann")).to_have_count(1)
+            assert all("authorization" not in h for h in seen if "cookie" in h)
+
+            # The cookie gone (expired, or the console restarted): a tap asks for the token.
+            await context.clear_cookies()
+            await table.spot("5").locator(".card").tap()
+            await expect(page.locator("#token-form")).to_be_visible()
+            await expect(page.locator("#token-error")).to_contain_text("Enter the console's token")
+            assert [p.rank for p in table.daemon.table.predictions] == [9]
+
+    run(scenario)
