@@ -11,7 +11,7 @@ from __future__ import annotations
 from playwright.async_api import expect
 
 from tests.test_console import console_of, pack_ending_with
-from tests.test_page import SEATS, TOKEN, run, table_with_page
+from tests.test_page import SEATS, TOKEN, run, still_time, table_with_page
 
 SESSION = {"type": "session", "seats": SEATS, "banker": "Cy"}
 
@@ -126,5 +126,60 @@ def test_a_browser_with_the_session_cookie_makes_changes_without_a_token(tmp_pat
             await expect(page.locator("#token-form")).to_be_visible()
             await expect(page.locator("#token-error")).to_contain_text("Enter the console's token")
             assert [p.rank for p in table.daemon.table.predictions] == [9]
+
+    run(scenario)
+
+
+def test_a_weight_typed_in_the_turn_said_once_and_the_undo_ends_at_the_hock(tmp_path):
+    async def scenario():
+        async with table_with_page(tmp_path) as table:
+            page = table.page
+            table.enter(SESSION)
+            await table.pick("Ann")
+            # Any weight, typed: 8 and 500 are one entry each, not several checks.
+            typed = page.locator("#weight-typed")
+            for weight, rank in ((8, "9"), (500, "5")):
+                await typed.fill(str(weight))
+                await expect(typed).to_have_attribute("data-picked", "true")
+                await table.spot(rank).locator(".card").tap()
+                await expect(table.chips(rank, "Ann")).to_have_attribute("data-weight", str(weight))
+            await table.pick(weight=4)
+            await expect(typed).to_have_value("")
+            await expect(typed).to_have_attribute("data-picked", "false")
+            assert [(p.rank, p.weight) for p in table.daemon.table.predictions] == [
+                (5, 500),
+                (9, 8),
+            ]
+
+            # The header and the felt name the same turn: the pair under way, then settled.
+            status, now = page.locator("#status"), page.locator("#pair-now")
+            table.deal("2H")
+            await table.shown()
+            await expect(status).to_have_text("Pack 1 · 51 in the shoe")
+            table.deal("4D")
+            await table.shown()
+            await expect(now).to_contain_text("Turn 1")
+            await expect(status).to_have_text("Pack 1 · turn 1 · 50 in the shoe")
+            table.deal("KC")  # nothing on the 4 or the K
+            await table.shown()
+            await expect(now).to_contain_text("Turn 1")
+            await expect(status).to_contain_text("turn 1 ·")
+            # No line of the paid box begins with a stray colon.
+            lines = await page.locator("#paid").inner_text()
+            assert "No bet on these ranks." in lines
+            assert not any(line.strip().startswith(":") for line in lines.splitlines()), lines
+
+            # An entry's undo is offered for five seconds, but not past the hock (the clock
+            # stands still: the hock ends it, not the five seconds). The last offer's own
+            # timer runs on the real clock: it is over first.
+            offer = page.locator("#undo-offer")
+            await expect(offer).to_be_hidden(timeout=6_000)
+            async with still_time(page):
+                await table.spot("Q").locator(".card").tap()
+                await expect(offer).to_be_visible()
+                table.deal(*[c for c in pack_ending_with() if c not in ("2H", "4D", "KC")])
+                await table.shown()
+                await expect(page.locator("#pair-now")).to_contain_text("complete")
+                await expect(offer).to_be_hidden()
 
     run(scenario)

@@ -3,7 +3,7 @@
 
 import { $ } from "./dom.js";
 import { post as send } from "./api.js";
-import { store, take } from "./store.js";
+import { store, subscribe, take } from "./store.js";
 import { toast } from "./toast.js";
 import { ask as askToken } from "./token-form.js";
 import { ask as askAgain } from "./dialogs/again.js";
@@ -32,6 +32,7 @@ export async function post(event) {
 }
 
 let offered = null;
+let offeredIn = null; // the pack the offer was made in
 let offerTimer = null;
 let lastTap = { event: null, at: 0 };
 
@@ -49,6 +50,7 @@ export async function enter(event, slot = "felt-note") {
 function offerUndo(event, events, slot) {
   const offer = $("undo-offer");
   offered = events;
+  offeredIn = store.table.pack.number;
   $("undo-text").textContent = said(event);
   $(slot).append(offer);
   offer.hidden = false;
@@ -85,6 +87,12 @@ export async function tapped(event, slot) {
   return null;
 }
 
+/** The offer ends with its pack: at the hock every bet is settled and nothing is taken back. */
+function outlived(table) {
+  if (offered && table && (table.pack.complete || table.pack.number !== offeredIn)) dropOffer();
+}
+
 export function wire() {
   $("undo-entry").addEventListener("click", takeBack);
+  subscribe(() => outlived(store.table));
 }

@@ -28,12 +28,15 @@ const EVEN_WEIGHTS = [2, 4, 6, 10, 20, 50, 100];
 const ANY_WEIGHTS = [1, 2, 3, 4, 5, 6, 10, 25, 50, 100];
 export const weights = (table) => ((table.options || {}).even_weights === false ? ANY_WEIGHTS : EVEN_WEIGHTS);
 
-/** Keeps the picks to what the table allows: a player seated, a weight offered; no copper
+/** A weight as typed: a positive whole number, else null. */
+export const weightOf = (text) => (/^[0-9]{1,15}$/.test(String(text).trim()) && Number(text) > 0 ? Number(text) : null);
+
+/** Keeps the picks to what the table allows: a player seated, a weight; no copper
  * carried into a new pack. */
 export function fit(table) {
   if (picks.pack !== table.pack.number) Object.assign(picks, { copper: false, pack: table.pack.number });
   const seated = players(table);
   if (!seated.includes(picks.player)) picks.player = seated[0] || null;
-  const offered = weights(table);
-  if (!offered.includes(picks.weight)) picks.weight = offered.includes(2) ? 2 : offered[0];
+  // A weight typed in stands as typed (the rules say if the table takes it).
+  if (!weightOf(picks.weight)) picks.weight = weights(table)[0] === 1 ? 2 : weights(table)[0];
 }

@@ -14,8 +14,10 @@ export function render({ table, link }) {
   $("offline-text").textContent = link === "connecting" ? "Connecting to the table…" : "Offline: the table cannot be reached. Taps are refused until it is back.";
   if (!table) return;
   const pack = table.pack;
-  $("status").textContent = pack.stage !== "shuffled"
-    ? `Pack ${pack.number} · turn ${pack.turn} · ${pack.left} in the shoe`
+  // The turn the felt shows: the pair under way once its loser is out, else the last settled.
+  const turn = table.pair ? table.pair.turn : pack.turn;
+  $("status").textContent = turn > 0
+    ? `Pack ${pack.number} · turn ${turn} · ${pack.left} in the shoe`
     : `Pack ${pack.number} · ${pack.left} in the shoe`;
   const entries = $("entries");
   const live = link === "live";

@@ -26,10 +26,9 @@ export function render({ table }) {
       h("strong", {}, `Turn ${last.turn}`),
       ` ${cardText(last.loser)} loses, ${cardText(last.winner)} wins`,
       last.split ? h("span", { class: "badge split" }, "split") : null,
-      last.settlements.length
-        ? h("span", { class: "move bank" }, `bank ${signed(last.banker)}`)
-        : h("span", { class: "none" }, ": nothing on these ranks"),
+      last.settlements.length ? h("span", { class: "move bank" }, `bank ${signed(last.banker)}`) : null,
     ),
+    last.settlements.length ? null : h("p", { class: "none", key: "none" }, "No bet on these ranks."),
     row("paid", "Paid", last.settlements.filter((x) => x.delta > 0)),
     row("pays", "Pays", last.settlements.filter((x) => x.delta <= 0)),
   );

@@ -2,7 +2,7 @@
 
 import { $, h, patch } from "../dom.js";
 import { colourOf, swatch } from "../cards.js";
-import { players, weights } from "../picks.js";
+import { players, weightOf, weights } from "../picks.js";
 
 export function render({ table, picks }, actions) {
   const seated = players(table);
@@ -26,6 +26,7 @@ export function render({ table, picks }, actions) {
     ),
   );
   const offered = weights(table);
+  const typed = !offered.includes(picks.weight);
   $("weights").dataset.count = offered.length;
   patch(
     $("weights"),
@@ -44,7 +45,29 @@ export function render({ table, picks }, actions) {
         String(w),
       ),
     ),
+    // Any other weight, typed in: a stake of 8, or 500.
+    h("input", {
+      key: "typed",
+      id: "weight-typed",
+      class: "choice typed",
+      type: "text",
+      inputmode: "numeric",
+      pattern: "[0-9]*",
+      enterkeyhint: "done",
+      autocomplete: "off",
+      placeholder: "…",
+      "aria-label": "another weight, typed in",
+      dataset: { picked: typed },
+      title: "another weight",
+      oninput: (e) => {
+        const w = weightOf(e.target.value);
+        if (w) actions.pick({ weight: w });
+      },
+    }),
   );
+  // The typed weight shows while it is the pick, and clears once a button is picked.
+  const field = $("weight-typed");
+  if (document.activeElement !== field) field.value = typed ? String(picks.weight) : "";
   $("copper").setAttribute("aria-pressed", String(picks.copper));
   $("take-off").setAttribute("aria-pressed", String(picks.takeOff));
   const who = picks.player || "the player";
