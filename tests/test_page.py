@@ -391,25 +391,38 @@ def test_house_rules_put_bets_between_the_cards_and_on_the_high_card(tmp_path):
             def between(place: str):
                 return page.locator(f'#layout .between[data-place="{place}"]')
 
-            # Between the 9 and the 10: a two-card bet; its check sits on the gap.
+            # Combine, then the 9 and the 10 beside it: a two-card bet, its check under the
+            # cards with the place's name.
             await table.pick("Ann", 4)
-            await between("9-10").locator(".hit").tap()
-            await expect(between("9-10").locator(".chip")).to_have_text("4")
+            await page.tap("#combine")
+            await table.spot("9").locator(".card").tap()
+            await expect(table.spot("9")).to_have_class("spot upper chosen")
+            await expect(table.spot("10")).to_have_class("spot upper partner")
+            await table.spot("10").locator(".card").tap()
+            await expect(between("9-10").locator(".chip")).to_have_attribute("data-weight", "4")
+            await expect(between("9-10")).to_contain_text("9-10")
+            await expect(page.locator("#combine")).to_have_attribute("aria-pressed", "false")
             shown = state_of(table.daemon.table, 0)["predictions"]
             assert [(p["player"], p["ranks"], p["weight"]) for p in shown] == [
                 ("Ann", ["9", "10"], 4)
             ]
-            nine, ten = [await table.spot(r).bounding_box() for r in ("9", "10")]
-            gap = await between("9-10").bounding_box()
-            assert ten["x"] + ten["width"] <= gap["x"] + gap["width"] / 2 <= nine["x"]
 
-            # At the corner of four, coppered; the 7 has a place beside the 6 and the 8.
+            # Diagonally, the corner of four, coppered: the ace, then the queen.
             await table.pick("Bob", 2)
             await page.tap("#copper")
-            await between("A-2-K-Q").locator(".hit").tap()
-            await expect(between("A-2-K-Q").locator(".chip.copper")).to_have_text("2")
-            await expect(between("6-7")).to_have_count(1)
-            await expect(between("7-8")).to_have_count(1)
+            await page.tap("#combine")
+            await table.spot("A").locator(".card").tap()
+            await table.spot("Q").locator(".card").tap()
+            await expect(between("A-2-K-Q").locator(".chip.copper")).to_have_attribute(
+                "data-weight", "2"
+            )
+            # The 7 makes a combination with the 6 and the 8.
+            await page.tap("#combine")
+            await table.spot("7").locator(".card").tap()
+            await expect(page.locator("#layout .spot.partner")).to_have_count(2)
+            await expect(table.spot("6")).to_have_class("spot lower partner")
+            await expect(table.spot("8")).to_have_class("spot upper partner")
+            await page.tap("#combine")  # let go: no combination
 
             # The high card, at the dealer's edge: below the row nearest the dealer.
             high = page.locator("#layout .high-card")
@@ -417,7 +430,7 @@ def test_house_rules_put_bets_between_the_cards_and_on_the_high_card(tmp_path):
             assert (await high.bounding_box())["y"] > (await table.spot("A").bounding_box())["y"]
             await table.pick("Bob", 6)
             await high.locator(".hit").tap()
-            await expect(high.locator(".chip")).to_have_text("6")
+            await expect(high.locator(".chip")).to_have_attribute("data-weight", "6")
             placed = {
                 (p.player, p.ranks, p.high_card, p.copper) for p in table.daemon.table.predictions
             }

@@ -183,3 +183,99 @@ def test_a_weight_typed_in_the_turn_said_once_and_the_undo_ends_at_the_hock(tmp_
                 await expect(offer).to_be_hidden()
 
     run(scenario)
+
+
+SMALL_TARGETS = """() => [...document.querySelectorAll('button, input, select, a[href]')]
+    .filter(e => e.getClientRects().length && !e.closest('dialog')
+                 && getComputedStyle(e).pointerEvents !== 'none'
+                 && getComputedStyle(e).visibility !== 'hidden')
+    .map(e => [e.id || e.dataset.rank || e.dataset.place || e.textContent.trim(),
+               e.getBoundingClientRect()])
+    .filter(([, r]) => r.width < 40 || r.height < 40)
+    .map(([name, r]) => `${name} ${r.width.toFixed(1)}x${r.height.toFixed(1)}`)"""
+"""Every element a tap can hit that is under 40×40 CSS px (the tap targets' floor)."""
+
+MISSES = """() => [...document.querySelectorAll('#layout .card')].flatMap(card => {
+    const r = card.getBoundingClientRect();
+    const missed = [];
+    for (let i = 0; i <= 8; i++) for (let j = 0; j <= 8; j++) {
+        const x = r.left + r.width * (0.05 + 0.9 * i / 8);
+        const y = r.top + r.height * (0.05 + 0.9 * j / 8);
+        const hit = document.elementFromPoint(x, y);
+        if (!hit || hit.closest('.card') !== card) missed.push(`${card.dataset.rank} at ${i},${j}`);
+    }
+    return missed;
+})"""
+"""The points of each card's middle 90 % where a tap would meet anything but that card."""
+
+
+def test_every_target_takes_a_thumb_and_a_card_is_a_card_to_its_edges(tmp_path):
+    async def scenario():
+        async with table_with_page(tmp_path) as table:
+            page = table.page
+            table.enter(
+                {**SESSION, "profile": "house"},
+                {
+                    "type": "bet",
+                    "player": "Bob",
+                    "ranks": ["9", "10"],
+                    "weight": 5,
+                    "copper": False,
+                },
+                {
+                    "type": "bet",
+                    "player": "Ann",
+                    "ranks": ["4", "5", "10", "9"],
+                    "weight": 3,
+                    "copper": True,
+                },
+                {"type": "bet", "player": "Ann", "rank": "4", "weight": 2, "copper": False},
+                {"type": "bet", "player": "Bob", "high_card": True, "weight": 1, "copper": False},
+            )
+            await expect(page.locator("#layout .between")).to_have_count(2)
+            await expect(page.locator("#combine")).to_be_visible()
+            assert await page.evaluate(SMALL_TARGETS) == []
+            assert await page.evaluate(MISSES) == []
+
+            # A tap near any edge of the 4 (inside its middle 90 %) bets on the 4 alone.
+            box = await table.spot("4").locator(".card").bounding_box()
+            for weight, (fx, fy) in zip(
+                (1, 3, 5, 7), ((0.05, 0.05), (0.95, 0.05), (0.05, 0.95), (0.95, 0.95)), strict=True
+            ):
+                await table.pick("Bob")
+                await page.locator("#weight-typed").fill(str(weight))
+                await page.touchscreen.tap(
+                    box["x"] + box["width"] * fx, box["y"] + box["height"] * fy
+                )
+                await expect(table.chips("4", "Bob")).to_have_attribute(
+                    "data-weight", str(sum(range(1, weight + 1, 2)))
+                )
+            bets = [(p.player, p.rank, p.ranks) for p in table.daemon.table.predictions]
+            assert bets.count(("Bob", 4, None)) == 4
+            assert [b for b in bets if b[1] is None and b[2] is not None] == [
+                ("Ann", None, (4, 5, 10, 9)),
+                ("Bob", None, (9, 10)),
+            ]
+
+            # The pips stay in sight: no check covers them.
+            covered = await page.evaluate(
+                """() => [...document.querySelectorAll('#layout .pips')].filter(p => {
+                    const r = p.getBoundingClientRect();
+                    const [x, y] = [r.left + r.width / 2, r.top + r.height / 2];
+                    const hit = document.elementFromPoint(x, y);
+                    return !hit || !hit.closest('.card') || hit.closest('.chip');
+                }).map(p => p.closest('.card').dataset.rank)"""
+            )
+            assert covered == []
+
+            # Combine on: the first card, its lit neighbours, and still nothing under 40 px.
+            await page.tap("#combine")
+            await table.spot("J").locator(".card").tap()
+            await expect(page.locator("#layout .spot.partner")).to_have_count(5)
+            assert await page.evaluate(SMALL_TARGETS) == []
+            await table.spot("4").locator(".card").tap()  # diagonally: the corner 3-4-J-10
+            await expect(
+                page.locator('#layout .between[data-place="3-4-J-10"] .chip')
+            ).to_have_count(1)
+
+    run(scenario)

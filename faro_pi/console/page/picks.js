@@ -1,11 +1,22 @@
 // The lookout's picks: who bets, for how much, coppered or not, and how chances show.
-// Kept in the browser across reloads, all but copper and "take off", which are for the
-// moment only: copper plays one bet to lose and goes off once it is placed, or at a new pack.
+// Kept in the browser across reloads, all but copper, combine and "take off", which are for the
+// moment only: copper plays one bet to lose and goes off once it is placed, or at a new pack;
+// so does Combine.
 
 const PICKS_KEY = "faro-pi.picks";
 const KEPT = ["player", "weight", "percent"];
 
-export const picks = { player: null, weight: 2, copper: false, takeOff: false, percent: false, pack: null };
+export const picks = {
+  player: null,
+  weight: 2,
+  copper: false,
+  takeOff: false,
+  percent: false,
+  /** Combine: a card, then its neighbour, names a combination (house rules); ``first`` the card. */
+  combine: false,
+  first: null,
+  pack: null,
+};
 try {
   const kept = JSON.parse(localStorage.getItem(PICKS_KEY) || "{}");
   for (const key of KEPT) if (key in kept) picks[key] = kept[key];
@@ -34,7 +45,8 @@ export const weightOf = (text) => (/^[0-9]{1,15}$/.test(String(text).trim()) && 
 /** Keeps the picks to what the table allows: a player seated, a weight; no copper
  * carried into a new pack. */
 export function fit(table) {
-  if (picks.pack !== table.pack.number) Object.assign(picks, { copper: false, pack: table.pack.number });
+  if (picks.pack !== table.pack.number) Object.assign(picks, { copper: false, first: null, pack: table.pack.number });
+  if (!(table.options || {}).combinations) Object.assign(picks, { combine: false, first: null });
   const seated = players(table);
   if (!seated.includes(picks.player)) picks.player = seated[0] || null;
   // A weight typed in stands as typed (the rules say if the table takes it).

@@ -70,15 +70,29 @@ export function render({ table, picks }, actions) {
   if (document.activeElement !== field) field.value = typed ? String(picks.weight) : "";
   $("copper").setAttribute("aria-pressed", String(picks.copper));
   $("take-off").setAttribute("aria-pressed", String(picks.takeOff));
-  const who = picks.player || "the player";
-  const gaps = table.options && table.options.combinations ? " or a gap between cards" : "";
-  $("hint").textContent = picks.takeOff
-    ? `Taking off: tap a check to take it off, or a card to take ${who}'s off it.`
-    : `Tap a card${gaps}: ${who} puts ${picks.weight} on it ${picks.copper ? "coppered, to lose" : "to win"}. Take off, then tap a check, to remove it.`;
+  $("combine").hidden = !(table.options || {}).combinations;
+  $("combine").setAttribute("aria-pressed", String(picks.combine));
+  $("hint").textContent = hint(picks);
   $("felt").classList.toggle("taking-off", picks.takeOff);
 }
 
+/** What a tap on the felt will do, with the picks as they are. */
+function hint(picks) {
+  const who = picks.player || "the player";
+  const how = picks.copper ? "coppered, to lose" : "to win";
+  if (picks.combine) {
+    const what = picks.takeOff ? `to take ${who}'s off the combination` : `: ${who} puts ${picks.weight} on them ${how}`;
+    return picks.first === null
+      ? `Combine: tap a card, then its neighbour (beside, above or below for two; diagonally for a corner of four)${what}.`
+      : `Combine with the ${picks.first}: tap a lit neighbour${what}; the ${picks.first} again lets go.`;
+  }
+  return picks.takeOff
+    ? `Taking off: tap a check to take it off, or a card to take ${who}'s off it.`
+    : `Tap a card: ${who} puts ${picks.weight} on it ${how}. Take off, then tap a check, to remove it.`;
+}
+
 export function wire(actions) {
+  $("combine").addEventListener("click", () => actions.pick((p) => ({ combine: !p.combine, first: null })));
   $("copper").addEventListener("click", () => actions.pick((p) => ({ copper: !p.copper, takeOff: false })));
   $("take-off").addEventListener("click", () => actions.pick((p) => ({ takeOff: !p.takeOff })));
 }
