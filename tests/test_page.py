@@ -707,9 +707,11 @@ def test_the_page_fits_a_phone_and_a_tablet(tmp_path):
                     arg=viewport["width"],
                     timeout=TIMEOUT,
                 )
-                # Five stacks on the 3: a card shows four checks, the last one "+2".
-                await expect(table.spot("3").locator(".chip")).to_have_count(4)
-                await expect(table.spot("3").locator(".chip.more")).to_have_text("+2")
+                # Five stacks on the 3: a phone's card shows two checks, a tablet's three, the
+                # last one how many more.
+                shown = {"phone": 2, "tablet": 3}[name]
+                await expect(table.spot("3").locator(".chip")).to_have_count(shown)
+                await expect(table.spot("3").locator(".chip.more")).to_have_text(f"+{6 - shown}")
                 width = await page.evaluate("document.documentElement.scrollWidth")
                 assert width <= viewport["width"], (name, width)
                 assert "null" not in await page.locator("main").inner_text()
@@ -976,8 +978,10 @@ def test_a_pair_settled_shows_under_the_felt_on_a_phone(tmp_path):
                 GOLDEN.mkdir(parents=True, exist_ok=True)
                 await page.screenshot(path=GOLDEN / "phone-settled.png")
 
-            # Five players on the 5: three checks show, and "+2" lists them all by name.
-            await expect(table.chips("5")).to_have_count(4)
+            # Five players on the 5: one check shows and "+4", which lists them all by name
+            # in take-off mode (a tap on the card bets, as ever).
+            await expect(table.chips("5")).to_have_count(2)
+            await page.tap("#take-off")
             await table.spot("5").locator(".chip.more").tap()
             listed = page.locator("#checks-list li")
             await expect(listed.locator(".name")).to_have_text(seats[:5])
@@ -987,6 +991,7 @@ def test_a_pair_settled_shows_under_the_felt_on_a_phone(tmp_path):
             await expect(page.locator("#undo-offer")).to_contain_text(
                 "Dee's ordinary bets taken off 5"
             )
+            await page.tap("#take-off")
             assert "Dee" not in [p.player for p in table.daemon.table.predictions if p.rank == 5]
 
             # A finger held on a card lists its checks too, and places nothing.

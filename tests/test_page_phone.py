@@ -279,3 +279,134 @@ def test_every_target_takes_a_thumb_and_a_card_is_a_card_to_its_edges(tmp_path):
             ).to_have_count(1)
 
     run(scenario)
+
+
+READING = r"""(scope) => {
+    // Each visible piece of text in ``scope``: its size, and its contrast against what lies
+    // behind it, worked out from the computed styles as WCAG 2 says (sRGB luminance).
+    const rgba = (text) => {
+        const m = text.match(/rgba?\(([^)]+)\)/);
+        if (!m) return null;
+        const [r, g, b, a] = m[1].split(/[ ,/]+/).filter(Boolean).map(Number);
+        return [r, g, b, a === undefined ? 1 : a];
+    };
+    const over = (top, under) => {
+        const a = top[3];
+        return [0, 1, 2].map((i) => top[i] * a + under[i] * (1 - a)).concat(1);
+    };
+    const lum = (c) => {
+        const [r, g, b] = c.slice(0, 3).map((v) => {
+            v /= 255;
+            return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4;
+        });
+        return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+    };
+    const ratio = (a, b) => {
+        const [hi, lo] = [lum(a), lum(b)].sort((x, y) => y - x);
+        return (hi + 0.05) / (lo + 0.05);
+    };
+    // The colours that may lie behind an element: its own and its ancestors' backgrounds,
+    // each gradient's every stop, laid over the nearest opaque colour below.
+    const behind = (el) => {
+        const layers = [];
+        for (let e = el; e; e = e.parentElement) {
+            const style = getComputedStyle(e);
+            const stops = (style.backgroundImage.match(/rgba?\([^)]+\)/g) || []).map(rgba);
+            const colour = rgba(style.backgroundColor);
+            const opaque = stops.length && stops.every((s) => s[3] === 1);
+            if (opaque) return stops.map((s) => [s, layers]);
+            if (colour && colour[3] === 1) {
+                return [colour, ...stops.map((s) => over(s, colour))].map((c) => [c, layers]);
+            }
+            if (colour && colour[3] > 0) layers.unshift(colour);
+            layers.unshift(...stops.filter((s) => s[3] > 0));
+        }
+        return [[[255, 255, 255, 1], layers]];
+    };
+    const seen = (el) => {
+        const r = el.getBoundingClientRect();
+        return r.width > 1 && r.height > 1 && !el.closest('.sr-only, [hidden], dialog')
+            && getComputedStyle(el).visibility !== 'hidden';
+    };
+    const found = [];
+    for (const el of document.querySelectorAll(scope)) {
+        for (const node of [el, ...el.querySelectorAll('*')]) {
+            const own = [...node.childNodes].some((n) => n.nodeType === 3 && n.data.trim());
+            if (!own || !seen(node) || node.closest('button:disabled')) continue;
+            const style = getComputedStyle(node);
+            const fg = rgba(style.color);
+            let opacity = 1;
+            for (let e = node; e; e = e.parentElement) {
+                opacity *= Number(getComputedStyle(e).opacity);
+            }
+            const size = parseFloat(style.fontSize);
+            const bold = Number(style.fontWeight) >= 700;
+            const large = size >= 24 || (size >= 18.66 && bold);
+            const worst = Math.min(...behind(node).map(([base, layers]) => {
+                const bg = layers.reduce((under, top) => over(top, under), base);
+                return ratio(over([...fg.slice(0, 3), fg[3] * opacity], bg), bg);
+            }));
+            found.push({text: node.textContent.trim().slice(0, 30), size, contrast: worst,
+                        needs: large ? 3 : 4.5, id: node.id || node.className});
+        }
+    }
+    return found;
+}"""
+"""Every visible text in a scope with its font size (px) and its worst contrast ratio."""
+
+GLANCED = "header.bar, #felt, #controls, #call, #alarms, #case, #balances, #rules, #toast"
+"""What a lookout reads at a glance: the bar, the felt, its controls, the case keeper, the
+balances, the house rules, a refusal."""
+
+
+def test_the_felt_reads_in_dim_light_and_each_check_names_its_player(tmp_path):
+    async def scenario():
+        async with table_with_page(tmp_path) as table:
+            page = table.page
+            seats = ["Ann", "Abe", "Bob", "Cy"]
+            table.enter(
+                {"type": "session", "seats": seats, "banker": "Cy"},
+                *(
+                    {"type": "bet", "player": p, "rank": r, "weight": w, "copper": c}
+                    for p, r, w, c in [
+                        ("Ann", "9", 100, False),
+                        ("Abe", "9", 4, True),
+                        ("Bob", "K", 20, False),
+                        ("Ann", "4", 2, False),
+                    ]
+                ),
+            )
+            table.deal("2H", "4D", "KC")  # a pair settled: the 4 lost, a card out
+            table.reader.no_read()
+            await table.settled()
+            await expect(page.locator("#alarms")).to_be_visible()
+            await table.spot("5").locator(".card").tap()  # a check on the 5: Ann's 2
+            await expect(table.chips("5")).to_have_count(1)
+            await page.locator("#weight-typed").fill("3")
+            await table.spot("6").locator(".card").tap()  # refused: a toast with its rule
+            await expect(page.locator("#toast")).to_have_attribute("data-rule", "weight")
+
+            texts = await page.evaluate(READING, GLANCED)
+            assert len(texts) > 60
+            small = [(t["text"], t["size"]) for t in texts if t["size"] < 14]
+            assert small == [], small
+            dim = [
+                (t["text"], round(t["contrast"], 2)) for t in texts if t["contrast"] < t["needs"]
+            ]
+            assert dim == [], dim
+            for what in ("chip", "pips", "rules"):
+                assert any(what in t["id"] for t in texts), what
+
+            # Each check carries its player's initial beside the colour; two who share a
+            # first letter are told apart by two.
+            initials = await page.locator("#layout .chip").evaluate_all(
+                "cs => cs.map(c => [c.dataset.player, getComputedStyle(c, '::before').content])"
+            )
+            assert sorted(map(tuple, initials)) == [
+                ("Abe", '"Ab"'),
+                ("Ann", '"An"'),
+                ("Ann", '"An"'),
+                ("Bob", '"B"'),
+            ]
+
+    run(scenario)

@@ -2,7 +2,7 @@
 // (under the cards); a tap bets there (or takes off), holding a finger lists a place's checks.
 
 import { $, h, patch } from "../dom.js";
-import { RANK_NAME, byRankOrder, cardRank, colourOf, placeFields, placeKey, placeName } from "../cards.js";
+import { RANK_NAME, byRankOrder, cardRank, colourOf, initialOf, placeFields, placeKey, placeName } from "../cards.js";
 import { combination, combinations, partners } from "../combine.js";
 
 /** Each place's checks, one per player and direction, their weights added up. */
@@ -59,7 +59,8 @@ function chipsOn(table, place, chips, room, actions) {
           key: `${c.player}|${c.copper}`,
           class: "chip" + (c.copper ? " copper" : ""),
           style: `--chip:${colourOf(table, c.player)}`,
-          dataset: { player: c.player, weight: c.weight, copper: c.copper },
+          // The initial shows before the weight (CSS), so the check's text stays its weight.
+          dataset: { player: c.player, weight: c.weight, copper: c.copper, initial: initialOf(table, c.player) },
           title: `${c.player}: ${c.weight}${c.copper ? " coppered" : ""} on ${where}`,
           "aria-label": `Take ${c.player}'s ${c.weight}${c.copper ? " coppered" : ""} off ${where}`,
           onclick: () => actions.enter(removeOf(place, c)),
@@ -145,7 +146,8 @@ export function render({ table, picks }, actions) {
   const chipsAt = (key) => [...(byPlace[key] || new Map()).values()];
   const tap = (place) => () => held() || tapPlace(table, picks, place, actions);
   const near = picks.combine && picks.first !== null ? partners(table.felt, picks.first) : new Set();
-  // Two rows of checks fit on a card; past that, the last check shows how many more.
+  // Two checks fit on a phone's card, three on a tablet's; past that, the last shows how many more.
+  const room = $("layout").clientWidth / 7 >= 64 ? 3 : 2;
   const spot = (rank, where) => {
     const chips = chipsAt(rank);
     const left = counts[rank];
@@ -178,7 +180,7 @@ export function render({ table, picks }, actions) {
         h("span", { class: "suit", "aria-hidden": "true" }, "♠"),
         h("span", { class: "pips", "aria-hidden": "true" }, "●".repeat(left) + "○".repeat(4 - left)),
       ),
-      chipsOn(table, { rank }, chips, 4, actions),
+      chipsOn(table, { rank }, chips, room, actions),
     );
   };
   // The high-card space, at the dealer's edge.
