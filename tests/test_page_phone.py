@@ -410,3 +410,100 @@ def test_the_felt_reads_in_dim_light_and_each_check_names_its_player(tmp_path):
             ]
 
     run(scenario)
+
+
+FRAME = """() => {
+    const box = (e) => { const r = e.getBoundingClientRect();
+                         return [r.x, r.y, r.width, r.height].map(v => Math.round(v * 2) / 2); };
+    const out = {scroll: window.scrollY};
+    for (const s of ['header.bar', '#felt', '#layout', '#paid', '#weights', '#copper', '#lock']) {
+        out[s] = box(document.querySelector(s));
+    }
+    document.querySelectorAll('#players .player').forEach(p => out[p.dataset.player] = box(p));
+    return out;
+}"""
+"""Where the felt, its parts and the player buttons are on the screen, to the half pixel."""
+
+
+async def bottom_of(page, selector: str) -> float:
+    box = await page.locator(selector).bounding_box()
+    return box["y"] + box["height"]
+
+
+def test_the_felt_never_moves_under_the_thumb_through_a_night(tmp_path):
+    async def scenario():
+        async with table_with_page(tmp_path) as table:
+            page = table.page
+            table.enter(
+                {"type": "session", "seats": ["Ann", "Bob", "Cy", "Dee", "Eve"], "banker": "Eve"},
+                *(
+                    {"type": "bet", "player": p, "rank": r, "weight": w, "copper": c}
+                    for p, r, w, c in [
+                        ("Ann", "9", 4, False),
+                        ("Bob", "9", 2, True),
+                        ("Cy", "K", 6, False),
+                        ("Dee", "K", 2, True),
+                        ("Ann", "5", 10, False),
+                    ]
+                ),
+            )
+            await table.settled()
+            first = await page.evaluate(FRAME)
+            frames = {"seated": first}
+
+            async def moment(name: str) -> None:
+                frames[name] = await page.evaluate(FRAME)
+
+            table.deal("2H")
+            await table.settled()
+            await moment("soda")
+            await table.pick("Bob", 4)
+            await table.spot("Q").locator(".card").tap()
+            await expect(page.locator("#undo-offer")).to_be_visible()
+            await moment("an entry's undo offered")
+            table.deal("9D")
+            await table.settled()
+            await expect(page.locator("#pair-now")).to_contain_text("the winner is to come")
+            await moment("the loser out")
+            table.deal("KC")
+            await table.settled()
+            await expect(page.locator('#paid [data-side="pays"] .move')).to_have_count(2)
+            await expect(page.locator('#paid [data-side="paid"] .move')).to_have_count(2)
+            await moment("a pair settled, paid and pays")
+            await page.tap("#lock")
+            await expect(page.locator("#entries")).to_have_text("Locked")
+            await table.spot("4").locator(".card").tap()
+            await expect(page.locator("#toast")).to_be_visible()
+            await moment("locked, a refusal")
+            assert (
+                await bottom_of(page, "#toast")
+                <= (await page.locator("#layout").bounding_box())["y"]
+            )
+            table.deal("4C", "8S", "3C", "6D")  # the last pair settles nothing
+            await table.settled()
+            await expect(page.locator("#paid")).to_contain_text("No bet on these ranks.")
+            await moment("a pair with nothing on it")
+            table.reader.no_read()
+            await expect(page.locator("#alarms")).to_be_visible()
+            await table.settled()
+            await moment("an alarm")
+            layout_top = (await page.locator("#layout").bounding_box())["y"]
+            assert await bottom_of(page, "#alarms") <= layout_top
+            await page.tap("#alarm-clear")
+            await expect(page.locator("#alarms")).to_be_hidden()
+            await moment("the alarm cleared")
+            await console_of(table.daemon).close()
+            await expect(page.locator("#entries")).to_have_text("Offline")
+            await moment("the link lost")
+            await page.evaluate("document.querySelector('#status').textContent += ' · 12 · 34'")
+            await moment("a long status")
+
+            moved = {
+                name: {k: (first[k], v) for k, v in frame.items() if v != first[k]}
+                for name, frame in frames.items()
+            }
+            assert {name: m for name, m in moved.items() if m} == {}
+            # The bar stays one line.
+            assert first["header.bar"][3] <= 48
+
+    run(scenario)

@@ -1,4 +1,5 @@
-// The last pair's settlements, right under the layout: who is paid, who pays.
+// The last pair's settlements, over the layout: who is paid, who pays. Its place on the
+// felt is always there, so nothing under it moves.
 
 import { $, h, patch } from "../dom.js";
 import { cardText, move, signed } from "../cards.js";
@@ -6,18 +7,22 @@ import { cardText, move, signed } from "../cards.js";
 export function render({ table }) {
   const last = table.last_pair;
   const box = $("paid");
-  box.hidden = !last || last.pack !== table.pack.number;
-  if (box.hidden) return;
+  const ours = last && last.pack === table.pack.number;
+  box.dataset.turn = ours ? last.turn : "";
+  if (!ours) {
+    patch(box, h("p", { class: "none", key: "none" }, table.pack.soda ? "No pair settled yet." : "A new pack: no card out yet."));
+    return;
+  }
   const row = (side, label, moves) =>
     moves.length
       ? h(
           "p",
           { class: "paid-row", key: side, dataset: { side } },
           h("span", { class: "paid-label" }, label),
-          h("span", { class: "moves" }, moves.map((x) => move(table, x))),
+          h("span", { class: "moves" }, moves),
         )
       : null;
-  box.dataset.turn = last.turn;
+  const quiet = !last.settlements.length;
   patch(
     box,
     h(
@@ -28,8 +33,8 @@ export function render({ table }) {
       last.split ? h("span", { class: "badge split" }, "split") : null,
       last.settlements.length ? h("span", { class: "move bank" }, `bank ${signed(last.banker)}`) : null,
     ),
-    last.settlements.length ? null : h("p", { class: "none", key: "none" }, "No bet on these ranks."),
-    row("paid", "Paid", last.settlements.filter((x) => x.delta > 0)),
-    row("pays", "Pays", last.settlements.filter((x) => x.delta <= 0)),
+    quiet ? h("p", { class: "none", key: "none" }, "No bet on these ranks.") : null,
+    row("paid", "Paid", last.settlements.filter((x) => x.delta > 0).map((x) => move(table, x))),
+    row("pays", "Pays", last.settlements.filter((x) => x.delta <= 0).map((x) => move(table, x))),
   );
 }
