@@ -11,7 +11,7 @@ from __future__ import annotations
 from playwright.async_api import expect
 
 from tests.test_console import console_of, pack_ending_with
-from tests.test_page import SEATS, TOKEN, run, still_time, table_with_page
+from tests.test_page import PHONE, SEATS, TOKEN, run, still_time, table_with_page
 
 SESSION = {"type": "session", "seats": SEATS, "banker": "Cy"}
 
@@ -505,5 +505,64 @@ def test_the_felt_never_moves_under_the_thumb_through_a_night(tmp_path):
             assert {name: m for name, m in moved.items() if m} == {}
             # The bar stays one line.
             assert first["header.bar"][3] <= 48
+
+    run(scenario)
+
+
+def test_the_lock_is_in_thumb_reach_and_the_call_in_sight_at_the_last_three(tmp_path):
+    async def scenario():
+        async with table_with_page(tmp_path) as table:
+            page = table.page
+            height = PHONE["height"]
+            table.enter(SESSION)
+            await table.settled()
+
+            async def within_reach() -> None:
+                box = await page.locator("#lock").bounding_box()
+                assert await page.evaluate("window.scrollY") == 0
+                assert height / 2 <= box["y"] and box["y"] + box["height"] <= height, box
+                # Nothing lies over it.
+                hit = await page.evaluate(
+                    "([x, y]) => document.elementFromPoint(x, y).id",
+                    [box["x"] + box["width"] / 2, box["y"] + box["height"] / 2],
+                )
+                assert hit == "lock"
+
+            await within_reach()
+            table.reader.no_read()
+            await expect(page.locator("#alarms")).to_be_visible()
+            await within_reach()
+            table.enter({"type": "clear"})
+            await expect(page.locator("#alarms")).to_be_hidden()
+
+            # The last three: the call's panel comes up whole, and a refusal does not hide it.
+            deal = pack_ending_with("7S", "JH", "3D")
+            table.deal(*deal[:49])
+            await table.settled()
+            call = page.locator("#call")
+            await expect(page.locator("#call-orders .order")).to_have_count(6)
+            box = await call.bounding_box()
+            assert box["y"] >= 0 and box["y"] + box["height"] <= height, box
+            await page.locator("#weight-typed").fill("3")  # odd: the teaching rules refuse it
+            await page.tap('#call-orders [data-order="7 J 3"]')
+            await expect(page.locator("#toast")).to_have_attribute("data-rule", "weight")
+            toast = await page.locator("#toast").bounding_box()
+            assert toast["y"] + toast["height"] <= box["y"], (toast, box)
+            lock = await page.locator("#lock").bounding_box()
+            assert lock["y"] >= 0 and lock["y"] + lock["height"] <= height
+
+            # The hock: what the calls did is on the felt, not "no bet on these ranks".
+            await table.pick("Ann", 2)
+            await page.tap('#call-orders [data-order="7 J 3"]')
+            await table.pick("Bob", 4)
+            await page.tap('#call-orders [data-order="J 7 3"]')
+            await expect(page.locator("#call-list li")).to_have_count(2)
+            table.deal(*deal[49:])
+            await table.settled()
+            calls = page.locator('#paid [data-side="calls"] .move')
+            await expect(calls).to_have_text(["Ann +8 called it", "Bob −4 miscalled"])
+            await expect(page.locator("#paid")).not_to_contain_text("No bet")
+            results = await page.locator("#call-list").bounding_box()
+            assert results["y"] >= 0 and results["y"] + results["height"] <= height
 
     run(scenario)

@@ -1,8 +1,18 @@
-// The last pair's settlements, over the layout: who is paid, who pays. Its place on the
-// felt is always there, so nothing under it moves.
+// The last pair's settlements, over the layout: who is paid, who pays; at the hock, what
+// the calls did too. Its place on the felt is always there, so nothing under it moves.
 
 import { $, h, patch } from "../dom.js";
-import { cardText, move, signed } from "../cards.js";
+import { cardText, colourOf, move, signed, swatch } from "../cards.js";
+
+/** What a call did at the hock, as a settlement reads. */
+const called = (table, r) =>
+  h(
+    "span",
+    { class: `move ${r.delta > 0 ? "up" : "down"}`, key: r.player, dataset: { player: r.player, outcome: r.outcome } },
+    swatch(colourOf(table, r.player)),
+    `${r.player} ${signed(r.delta)}`,
+    h("small", { class: "on" }, r.outcome === "called" ? " called it" : " miscalled"),
+  );
 
 export function render({ table }) {
   const last = table.last_pair;
@@ -22,7 +32,8 @@ export function render({ table }) {
           h("span", { class: "moves" }, moves),
         )
       : null;
-  const quiet = !last.settlements.length;
+  const calls = table.pack.complete ? table.call_results : [];
+  const quiet = !last.settlements.length && !calls.length;
   patch(
     box,
     h(
@@ -36,5 +47,6 @@ export function render({ table }) {
     quiet ? h("p", { class: "none", key: "none" }, "No bet on these ranks.") : null,
     row("paid", "Paid", last.settlements.filter((x) => x.delta > 0).map((x) => move(table, x))),
     row("pays", "Pays", last.settlements.filter((x) => x.delta <= 0).map((x) => move(table, x))),
+    row("calls", "Calls", calls.map((r) => called(table, r))),
   );
 }
