@@ -81,10 +81,10 @@ function hint(picks) {
   const who = picks.player || "the player";
   const how = picks.copper ? "coppered, to lose" : "to win";
   if (picks.combine) {
-    const what = picks.takeOff ? `to take ${who}'s off the combination` : `: ${who} puts ${picks.weight} on them ${how}`;
+    const what = picks.takeOff ? ` to take ${who}'s off them` : `: ${who} puts ${picks.weight} on them ${how}`;
     return picks.first === null
-      ? `Combine: tap a card, then its neighbour (beside, above or below for two; diagonally for a corner of four)${what}.`
-      : `Combine with the ${picks.first}: tap a lit neighbour${what}; the ${picks.first} again lets go.`;
+      ? `Combine: tap a card, then a neighbour (diagonally: a corner of four)${what}.`
+      : `With the ${picks.first}: tap a lit neighbour${what}. The ${picks.first} again lets go.`;
   }
   return picks.takeOff
     ? `Taking off: tap a check to take it off, or a card to take ${who}'s off it.`
