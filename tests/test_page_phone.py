@@ -529,6 +529,12 @@ def test_the_lock_is_in_thumb_reach_and_the_call_in_sight_at_the_last_three(tmp_
                 assert hit == "lock"
 
             await within_reach()
+            # Under the house's rules too, with the high card and the combinations' row.
+            table.enter({"type": "close"}, {**SESSION, "profile": "house"})
+            await expect(page.locator("#layout .edge")).to_be_visible()
+            await within_reach()
+            table.enter({"type": "close"}, SESSION)
+            await expect(page.locator("#layout .edge")).to_have_count(0)
             table.reader.no_read()
             await expect(page.locator("#alarms")).to_be_visible()
             await within_reach()

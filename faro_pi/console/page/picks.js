@@ -34,9 +34,10 @@ export function pick(changes) {
 /** The seated who bet: all but the banker. */
 export const players = (table) => table.seats.filter((name) => name !== table.banker);
 
-// The weights offered: even ones for the teaching rules, odd ones too when the house allows.
+// The weights offered at a tap: even ones for the teaching rules, the house's checks when it
+// allows odd weights; any other is typed in. One row of them on a phone.
 const EVEN_WEIGHTS = [2, 4, 6, 10, 20, 50, 100];
-const ANY_WEIGHTS = [1, 2, 3, 4, 5, 6, 10, 25, 50, 100];
+const ANY_WEIGHTS = [1, 2, 5, 10, 25, 50, 100];
 export const weights = (table) => ((table.options || {}).even_weights === false ? ANY_WEIGHTS : EVEN_WEIGHTS);
 
 /** A weight as typed: a positive whole number, else null. */
