@@ -321,7 +321,9 @@ def test_events_posted_are_journaled_then_applied_and_answered_with_the_state(tm
             answered = validator(document, "State")
             seated = await lookout.enter({"type": "session", "seats": SEATS})
             assert seated["event"]["banker"] in SEATS  # drawn, since none was named
-            assert seated["state"]["seats"] == SEATS
+            assert seated["version"] == 1  # what changed and the version, not the table
+            assert set(seated) == {"event", "version"}
+            assert (await lookout.state())["seats"] == SEATS
             banker = seated["event"]["banker"]
             player = next(name for name in SEATS if name != banker)
             bet = await lookout.enter(
@@ -334,20 +336,22 @@ def test_events_posted_are_journaled_then_applied_and_answered_with_the_state(tm
                 "weight": 4,
                 "copper": False,
             }
-            assert bet["state"]["predictions"] == [
+            assert bet["version"] == 2
+            assert (await lookout.state())["predictions"] == [
                 {"player": player, "rank": "K", "weight": 4, "copper": False}
             ]
             await lookout.deal("5H", "2C")
             lost = await lookout.enter({"type": "card", "card": "kd"})
-            state = lost["state"]
+            state = await lookout.state()
+            assert state["version"] == lost["version"]
             answered.validate(state)
             assert state["pack"]["exposed"] == ["5H", "2C", "KD"]
             assert state["last_pair"]["settlements"][0]["delta"] == 4
             assert state["last_pair"]["banker"] == -4
             assert state["balances"][player] == 4 and state["leaders"] == [player]
             assert state["version"] == 5
-            lock = await lookout.enter({"type": "lock"})
-            assert lock["state"]["entries"] == "locked"
+            await lookout.enter({"type": "lock"})
+            assert (await lookout.state())["entries"] == "locked"
             await lookout.deal("9C")
             state = await lookout.state()
             assert state["pair"] == {"turn": 2, "loser": "9C"}
@@ -362,6 +366,49 @@ def test_events_posted_are_journaled_then_applied_and_answered_with_the_state(tm
         rows = [entry.event for entry in journal.rows()]
     assert [row["source"] for row in rows if row["type"] == "card"] == ["hand"] * 6
     assert rows[1].get("junk") is None
+
+
+RANK_NAMES = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
+
+
+def full_layout(daemon) -> int:
+    """Ten seated and every player's most standing bets (900) but P9's last, entered on the
+    loop; returns how many."""
+    players = [f"P{i}" for i in range(10)]
+    daemon.enter(event_from_json({"type": "session", "seats": players, "banker": "P0"}))
+    for player in players[1:]:
+        for n in range(99 if player == "P9" else 100):
+            bet = {"type": "bet", "player": player, "rank": RANK_NAMES[n % 13], "weight": 2}
+            daemon.enter(event_from_json(bet))
+    return len(daemon.table.predictions)
+
+
+def test_a_post_answers_what_it_changed_and_the_version_not_the_whole_layout(tmp_path):
+    console_config(tmp_path)
+
+    async def scenario():
+        async with (
+            console_table(tmp_path) as lookout,
+            lookout.http.stream("GET", "/api/events") as stream,
+        ):
+            lines = stream.aiter_lines()
+            await next_state(lines)
+            assert full_layout(lookout.daemon) == 899
+            whole = await lookout.http.get("/api/state")
+            answer = await lookout.post({"type": "bet", "player": "P9", "rank": "K", "weight": 4})
+            assert answer.status_code == 200, answer.text
+            assert len(answer.content) < 200 < 40_000 < len(whole.content)
+            body = answer.json()
+            assert body == {
+                "event": {"type": "bet", "player": "P9", "rank": "K", "weight": 4, "copper": False},
+                "version": whole.json()["version"] + 1,
+            }
+            while (state := await next_state(lines))["version"] < body["version"]:
+                pass  # the stream brings the state that the post no longer does
+            assert state["version"] == body["version"]
+            assert len(state["predictions"]) == 900
+
+    asyncio.run(scenario())
 
 
 def test_every_refusal_of_the_rules_answers_409_with_its_rule_and_changes_nothing(tmp_path):

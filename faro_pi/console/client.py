@@ -137,7 +137,9 @@ def _enter(args: argparse.Namespace, event: dict) -> int:
             if k != "type"
         )
         print(f"{entered['type']}{' ' + details if details else ''}")
-        print(describe(answer["state"])[0])
+        table = _call_console(args, "/api/state")  # a post answers what it changed alone
+        if not isinstance(table, int):
+            print(describe(table)[0])
     return 0
 
 

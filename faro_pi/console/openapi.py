@@ -303,10 +303,17 @@ def openapi() -> dict:
                     },
                     "responses": {
                         "200": _answer(
-                            "Applied: the event as journaled and the state after it",
+                            "Applied: the event as journaled and the version of the state "
+                            "after it (the state itself comes on GET /api/events)",
                             _object(
-                                {"event": {"type": "object"}, "state": _ref("State")},
-                                ("event", "state"),
+                                {
+                                    "event": {"type": "object"},
+                                    "version": {
+                                        **_INT,
+                                        "description": "The state's version once applied.",
+                                    },
+                                },
+                                ("event", "version"),
                             ),
                         ),
                         "400": _answer("The body is not JSON", _ref("Error")),

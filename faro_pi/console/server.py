@@ -257,8 +257,9 @@ class Console:
             return self._json(409, {"rule": exc.rule, "error": exc.message})
         except JournalError as exc:
             return self._json(503, {"error": str(exc)})
-        state = snapshot.state(self.daemon.table, self.version)
-        return self._json(200, {"event": event_to_json(event), "state": state})
+        # What changed, not the table: with thousands of bets on the layout the whole
+        # state is hundreds of kB a post, and every stream brings it anyway.
+        return self._json(200, {"event": event_to_json(event), "version": self.version})
 
     def _json(self, status: int, body: Any, headers: dict[str, str] | None = None):
         return self.render.response(status, body, headers)
