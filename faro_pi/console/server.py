@@ -38,7 +38,7 @@ from faro_pi.console.guest import GuestServer, guest_config
 from faro_pi.console.hosts import HostCheck, allowed_names
 from faro_pi.console.openapi import openapi
 from faro_pi.console.render import Render
-from faro_pi.console.stream import HEARTBEAT, Client, EventStream
+from faro_pi.console.stream import HEARTBEAT, Client, EventStream, room
 from faro_pi.console.token import TOKEN_FILE, console_token, token_path
 from faro_pi.exc import JournalError, Refused
 from faro_pi.game.codec import event_from_json, event_to_json
@@ -273,7 +273,15 @@ class Console:
     async def _stream(self, request):
         if self.closing:
             return self._json(503, {"error": "the table is closing"})
-        return EventStream(self._now, self.clients, self.heartbeat)
+        peer = request.scope.get("client")
+        address = peer[0] if peer else None
+        authorised = self._authorized(request.headers.get("authorization", ""))
+        if request.method == "GET" and (full := room(self.clients, address, authorised)):
+            status, why = full
+            return self._json(status, {"error": f"{why}: close one, or try again later"})
+        door = self.server.server_state if self.server is not None else None
+        client = Client(address, authorised, door and (lambda: door.hang_up(peer)))
+        return EventStream(self._now, self.clients, self.heartbeat, client)
 
     def _now(self) -> bytes:
         """The message of the table as it stands, a stream's first."""
