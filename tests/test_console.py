@@ -30,6 +30,7 @@ from hypothesis import strategies as st
 from faro_pi.console.openapi import openapi
 from faro_pi.console.server import Console
 from faro_pi.console.token import TOKEN_FILE
+from faro_pi.devices.oled import screens
 from faro_pi.exc import Refused
 from faro_pi.game import calls, events, rules, seats
 from faro_pi.game.cards import DECK
@@ -321,7 +322,7 @@ def test_events_posted_are_journaled_then_applied_and_answered_with_the_state(tm
             seated = await lookout.enter({"type": "session", "seats": SEATS})
             assert seated["event"]["banker"] in SEATS  # drawn, since none was named
             assert seated["version"] == 1  # what changed and the version, not the table
-            assert set(seated) == {"event", "version"}
+            assert set(seated) == {"event", "version", "journal"}
             assert (await lookout.state())["seats"] == SEATS
             banker = seated["event"]["banker"]
             player = next(name for name in SEATS if name != banker)
@@ -401,6 +402,7 @@ def test_a_post_answers_what_it_changed_and_the_version_not_the_whole_layout(tmp
             assert body == {
                 "event": {"type": "bet", "player": "P9", "rank": "K", "weight": 4, "copper": False},
                 "version": whole.json()["version"] + 1,
+                "journal": whole.json()["journal"],
             }
             while (state := await next_state(lines))["version"] < body["version"]:
                 pass  # the stream brings the state that the post no longer does
@@ -969,6 +971,9 @@ def test_a_port_in_use_costs_the_console_not_the_game(tmp_path, caplog):
         async def scenario():
             async with running_table(tmp_path) as (daemon, reader, _):
                 assert console_of(daemon) is None
+                [alarm] = daemon.table.alarms
+                assert alarm.kind == "console" and "cannot listen" in alarm.text
+                assert screens.view(daemon.table).alarm == ("console", alarm.text)  # the OLED
                 reader.card("5H")
                 await until(daemon, lambda t: t.pack.exposed)
 
@@ -976,6 +981,40 @@ def test_a_port_in_use_costs_the_console_not_the_game(tmp_path, caplog):
             asyncio.run(scenario())
     [line] = [r.getMessage() for r in caplog.records if "not served" in r.getMessage()]
     assert "not served" in line and "in use" in line.lower()
+
+    async def served_again():  # the port is free again: the alarm goes by itself
+        async with running_table(tmp_path) as (daemon, _, _):
+            assert console_of(daemon) is not None
+            assert not daemon.table.alarms
+
+    asyncio.run(served_again())
+
+
+def test_the_command_line_never_talks_to_another_table_on_its_port(tmp_path):
+    mine, other = tmp_path / "mine", tmp_path / "other"
+    mine.mkdir()
+    other.mkdir()
+    port = console_config(other, token="the-same-token-at-both-tables")
+    console_config(mine, token="the-same-token-at-both-tables", port=port)
+    config = ("--config", str(mine / "config.toml"))
+
+    async def scenario():
+        async with console_table(other) as lookout:
+            await lookout.enter({"type": "session", "seats": SEATS, "banker": "Cy"})
+            async with running_table(mine) as (daemon, _, _):
+                assert console_of(daemon) is None
+                assert daemon.table.alarms[-1].kind == "console"
+                for command in (("status",), ("lock",), ("join", "Dee")):
+                    status, out, err = await faro_pi(*command, *config)
+                    assert (status, out) == (2, ""), (command, out)
+                    assert "serves another table's journal" in err, err
+                    assert str(mine / "journal.sqlite3") in err
+                assert (await lookout.state())["entries"] == "open"  # nothing changed there
+                assert (await lookout.state())["seats"] == SEATS
+                status, out, _ = await faro_pi("status", "--config", str(other / "config.toml"))
+                assert status == 0 and "Cy (banker)" in out
+
+    asyncio.run(scenario())
 
 
 # -- the command line's clients ---------------------------------------------------------

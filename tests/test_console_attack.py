@@ -580,7 +580,7 @@ def test_a_value_json_cannot_write_costs_that_value_not_every_answer(tmp_path, m
                     assert answer.json()["balances"] == {"Ann": None, "Bob": 0, "Cy": 0}
                 entered = await lookout.post({"type": "join", "player": "Dee"})
                 assert entered.status_code == 200
-                assert set(entered.json()) == {"event", "version"}
+                assert set(entered.json()) == {"event", "version", "journal"}
                 seen = []
                 async for line in lines:
                     if line.startswith("data: "):

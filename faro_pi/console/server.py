@@ -34,6 +34,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from faro_pi.config import Config
+from faro_pi.console.client import JOURNAL_HEADER
 from faro_pi.console.guest import GuestServer, guest_config
 from faro_pi.console.hosts import HostCheck, allowed_names
 from faro_pi.console.openapi import openapi
@@ -42,6 +43,7 @@ from faro_pi.console.stream import HEARTBEAT, Client, EventStream, room
 from faro_pi.console.token import TOKEN_FILE, console_token, token_path
 from faro_pi.exc import JournalError, Refused
 from faro_pi.game.codec import event_from_json, event_to_json
+from faro_pi.game.events import Alarm, Clear
 from faro_pi.service import view as snapshot
 from faro_pi.service.export import export_lines
 from faro_pi.service.journal import Journal
@@ -76,23 +78,28 @@ async def open_console(daemon, config: Config) -> Console | None:
     try:
         token = console_token(settings, path)
     except OSError as exc:
-        log.warning("console: not served: cannot keep its token in %s (%s)", path, _why(exc))
-        return None
+        return _not_served(daemon, f"cannot keep its token in {path} ({_why(exc)})")
     try:
         listener = _listen(settings.host, settings.port)
     except OSError as exc:
-        log.warning(
-            "console: not served: cannot listen on %s port %d (%s)",
-            settings.host,
-            settings.port,
-            _why(exc),
-        )
-        return None
+        where = f"{settings.host} port {settings.port}"
+        return _not_served(daemon, f"cannot listen on {where} ({_why(exc)})")
+    if daemon.has_alarm("console"):
+        daemon.submit(Clear("console"))  # served again
     console = Console(daemon, token, names=allowed_names(settings))
     console.start(listener)
     where = "set in the configuration" if settings.token else f"in {path}"
     log.info("console: http://%s:%d/ (token %s)", settings.host, console.port, where)
     return console
+
+
+def _not_served(daemon, why: str) -> None:
+    """Says in the log, and on the table (a ``console`` alarm the OLED and the case keeper
+    show), that the lookout has no console: the command line would otherwise reach
+    whatever else answers on its port."""
+    log.warning("console: not served: %s", why)
+    daemon.submit(Alarm("console", f"no console: {why}"))
+    return None
 
 
 def _listen(host: str, port: int) -> socket.socket:
@@ -142,6 +149,8 @@ class Console:
         self.render = Render()
         self.names = names
         """The names answered besides IP addresses (:mod:`faro_pi.console.hosts`)."""
+        self.journal = snapshot.journal_id(daemon.journal.path)
+        """The journal served, as every state names it (`view.journal_id`)."""
         self.app = self._app()
         self.server: GuestServer | None = None
         """The uvicorn server, once started."""
@@ -175,7 +184,7 @@ class Console:
         """The daemon's watcher: every open stream gets the new state."""
         self.version += 1
         if self.clients:
-            message = self.render.message(snapshot.state(table, self.version))
+            message = self.render.message(self._state_of(table))
             for client in self.clients:
                 client.offer(message)
 
@@ -200,8 +209,11 @@ class Console:
     async def _openapi(self, request):
         return self._json(200, openapi())
 
+    def _state_of(self, table) -> dict:
+        return {**snapshot.state(table, self.version), "journal": self.journal}
+
     async def _state(self, request):
-        return self._json(200, snapshot.state(self.daemon.table, self.version))
+        return self._json(200, self._state_of(self.daemon.table))
 
     async def _history(self, request):
         return self._json(200, snapshot.history(self.daemon.table))
@@ -228,6 +240,17 @@ class Console:
         return self._json(404, {"error": f"the console has no {what}; see /openapi.json"})
 
     async def _enter(self, request):
+        meant = request.headers.get(JOURNAL_HEADER)
+        if meant is not None and meant != self.journal:
+            return self._json(
+                409,
+                {
+                    "rule": "journal",
+                    "error": "this console serves another table's journal than the change "
+                    "is meant for: another daemon holds the port",
+                    "journal": self.journal,
+                },
+            )
         if not self._authorized(request.headers.get("authorization", "")):
             return self._json(
                 401,
@@ -259,7 +282,8 @@ class Console:
             return self._json(503, {"error": str(exc)})
         # What changed, not the table: with thousands of bets on the layout the whole
         # state is hundreds of kB a post, and every stream brings it anyway.
-        return self._json(200, {"event": event_to_json(event), "version": self.version})
+        entered = {"event": event_to_json(event), "version": self.version}
+        return self._json(200, {**entered, "journal": self.journal})
 
     def _json(self, status: int, body: Any, headers: dict[str, str] | None = None):
         return self.render.response(status, body, headers)
@@ -285,7 +309,7 @@ class Console:
 
     def _now(self) -> bytes:
         """The message of the table as it stands, a stream's first."""
-        return self.render.message(snapshot.state(self.daemon.table, self.version))
+        return self.render.message(self._state_of(self.daemon.table))
 
 
 class _TooLarge(Exception):

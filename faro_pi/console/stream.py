@@ -1,9 +1,10 @@
 """The event stream, ``GET /api/events``: the state after every change, as Server-Sent Events.
 
-Each open stream has its own short queue. A phone that falls behind by a
-whole queue is hung up on (its page reconnects and starts from the state
-then), so a client that never reads holds neither the table nor a
-connection's worth of memory for long. Streams are never idle, so the
+Each open stream has its own short queue. A phone that stops reading and
+falls behind by a whole queue is hung up on (its page reconnects and starts
+from the state then), so a client that never reads holds neither the table
+nor a connection's worth of memory for long; a burst of changes faster than
+a stream's turns only costs it the oldest states. Streams are never idle, so the
 connection cap of :mod:`faro_pi.console.guest` cannot show them out: they are
 bounded here instead, per client address and in all, and a stream of the
 lookout's (with the token or the console's cookie) takes the place of the
@@ -20,7 +21,8 @@ HEARTBEAT = 15.0
 """Seconds between comments on a quiet event stream, so proxies and phones keep it open."""
 
 BACKLOG = 8
-"""States held for one event stream; a reader behind by more is hung up on."""
+"""States held for one event stream; a reader that stops reading and falls behind by more is
+hung up on."""
 
 STREAMS = 32
 """Event streams open at once: a table has a few phones, each with a page or two."""
@@ -55,14 +57,17 @@ class Client:
         """States dropped because this client read too slowly."""
         self.dropped = False
         """Hung up on for falling behind by a whole queue."""
+        self.sending = False
+        """A send is under way: it waits only while the client's connection takes no more."""
 
     def offer(self, message: bytes | None) -> None:
-        """Queues a message (None ends the stream); a client whose queue is full is hung up
-        on, or loses its oldest state if it cannot be."""
+        """Queues a message (None ends the stream). When the queue is full, a client that
+        is not reading (its last send waits on its connection) is hung up on; one that has
+        only not had its turn yet (a burst of changes) loses its oldest state."""
         if self.dropped:
             return
         if self.queue.full():
-            if self.hang_up is not None and message is not None:
+            if self.hang_up is not None and self.sending and message is not None:
                 self.drop()
                 return
             self.queue.get_nowait()
@@ -152,7 +157,9 @@ async def send_stream(
                 message = b": still here\n\n"
             if message is None:
                 break
+            client.sending = True
             await send({"type": "http.response.body", "body": message, "more_body": True})
+            client.sending = False
         await send({"type": "http.response.body", "body": b"", "more_body": False})
     except OSError:
         pass  # the client went away mid-send
