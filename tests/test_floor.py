@@ -487,6 +487,8 @@ def test_the_floor_page_needs_its_token_and_reads_the_pit(tmp_path, broker):
             answer = await http.get("/", params={"token": TOKEN})
             assert answer.status_code == 303 and answer.headers["location"] == "/"
             assert "httponly" in answer.headers["set-cookie"].lower()
+            # it keeps across the browser's restarts, as a cookie without an age would not
+            assert f"max-age={30 * 24 * 3600}" in answer.headers["set-cookie"].lower()
             pit = (await http.get("/api/pit")).json()
             by_name = {t["name"]: t for t in pit["tables"]}
             assert list(by_name) == ["t1", "t2", "t3"]
