@@ -27,6 +27,7 @@ import jsonschema
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from faro_pi.console import login
 from faro_pi.console.openapi import openapi
 from faro_pi.console.server import Console
 from faro_pi.console.token import TOKEN_FILE
@@ -960,6 +961,81 @@ def test_a_configured_token_is_used_and_no_file_is_made(tmp_path):
 
     asyncio.run(scenario())
     assert not (tmp_path / TOKEN_FILE).exists()
+
+
+def set_cookie(answer: httpx.Response) -> dict[str, str]:
+    """The attributes of the answer's one Set-Cookie, by lower-case name."""
+    name_value, *attributes = answer.headers["set-cookie"].split(";")
+    name, _, value = name_value.partition("=")
+    pairs = dict(a.strip().partition("=")[::2] for a in attributes)
+    return {"name": name.strip(), "value": value, **{k.lower(): v for k, v in pairs.items()}}
+
+
+def test_opening_the_token_link_logs_the_browser_in_with_a_cookie_of_its_own(tmp_path):
+    console_config(tmp_path)
+    lock = {"type": "lock"}
+
+    async def scenario():
+        async with console_table(tmp_path) as lookout:
+            http, token = lookout.http, lookout.console.token
+            page = await http.get("/")
+            assert page.status_code == 200 and "<html" in page.text.lower()
+            wrong = await http.get("/", params={"token": "guess" * 9})
+            assert wrong.status_code == 401 and "set-cookie" not in wrong.headers
+            assert "new-pack" in wrong.text
+            answer = await http.get("/", params={"token": token})
+            assert answer.status_code == 303 and answer.headers["location"] == "/"
+            cookie = set_cookie(answer)
+            assert cookie["name"] == login.COOKIE and token not in cookie["value"]
+            assert {"httponly", "path", "max-age", "samesite"} <= set(cookie)
+            assert cookie["samesite"].lower() == "strict" and cookie["path"] == "/"
+            assert int(cookie["max-age"]) == login.SESSION == 16 * 3600
+            http.cookies.clear()  # sent by hand below, one at a time
+            await lookout.enter({"type": "session", "seats": SEATS, "banker": "Cy"})
+            jar = {"Cookie": f"{login.COOKIE}={cookie['value']}"}
+            taken = await http.post("/api/events", json=lock, headers=jar)
+            assert taken.status_code == 200, taken.text  # the cookie alone, no header
+            async with http.stream("GET", "/api/events", headers=jar) as stream:
+                await next_state(stream.aiter_lines())
+                assert [c.authorised for c in lookout.console.clients] == [True]
+            forged = {"Cookie": f"{login.COOKIE}=1700000000.{'0' * 32}"}
+            made_long_ago = login.Login(token, clock=lambda: time.time() - login.SESSION - 1)
+            stale = {"Cookie": f"{login.COOKIE}={made_long_ago.session()}"}
+            for jar in (forged, stale, {}):
+                refused = await http.post("/api/events", json={"type": "void"}, headers=jar)
+                assert refused.status_code == 401, jar
+            assert lookout.daemon.table.entries.value == "locked"
+
+    asyncio.run(scenario())
+
+
+def test_a_pairing_link_logs_in_once_and_only_within_its_two_minutes(tmp_path, monkeypatch):
+    console_config(tmp_path)
+
+    async def scenario():
+        async with console_table(tmp_path) as lookout:
+            console, http = lookout.console, lookout.http
+            paired = []
+            console.login.paired = lambda: paired.append(True)
+            link = console.pair()
+            assert link.startswith(f"HTTP://127.0.0.1:{console.port}/P/")
+            assert console.token not in link and link == link.upper()
+            path = link.split(str(console.port), 1)[1]
+            answer = await http.get(path)
+            assert answer.status_code == 303 and answer.headers["location"] == "/"
+            assert set_cookie(answer)["max-age"] == str(login.SESSION)
+            assert paired == [True]  # the OLED goes back to the table
+            again = await http.get(path)
+            assert again.status_code == 403 and "set-cookie" not in again.headers
+            path = console.pair().split(str(console.port), 1)[1]
+            newer = console.pair()
+            assert (await http.get(path)).status_code == 403  # the newer one voids it
+            later = time.monotonic() + login.PAIRING + 1
+            monkeypatch.setattr(console.login, "_monotonic", lambda: later)
+            late = await http.get(newer.split(str(console.port), 1)[1])
+            assert late.status_code == 403 and "set-cookie" not in late.headers
+
+    asyncio.run(scenario())
 
 
 def test_a_port_in_use_costs_the_console_not_the_game(tmp_path, caplog):

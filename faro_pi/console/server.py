@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import hmac
 import json
 import logging
 import socket
@@ -29,7 +28,7 @@ from typing import Any
 
 from starlette.applications import Starlette
 from starlette.requests import ClientDisconnect
-from starlette.responses import Response
+from starlette.responses import FileResponse, PlainTextResponse, RedirectResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
@@ -37,6 +36,8 @@ from faro_pi.config import Config
 from faro_pi.console.client import JOURNAL_HEADER
 from faro_pi.console.guest import GuestServer, guest_config
 from faro_pi.console.hosts import HostCheck, allowed_names
+from faro_pi.console.login import COOKIE, Login
+from faro_pi.console.login import link as login_link
 from faro_pi.console.openapi import openapi
 from faro_pi.console.render import Render
 from faro_pi.console.stream import HEARTBEAT, Client, EventStream, room
@@ -86,7 +87,7 @@ async def open_console(daemon, config: Config) -> Console | None:
         return _not_served(daemon, f"cannot listen on {where} ({_why(exc)})")
     if daemon.has_alarm("console"):
         daemon.submit(Clear("console"))  # served again
-    console = Console(daemon, token, names=allowed_names(settings))
+    console = Console(daemon, token, names=allowed_names(settings), host=settings.host)
     console.start(listener)
     where = "set in the configuration" if settings.token else f"in {path}"
     log.info("console: http://%s:%d/ (token %s)", settings.host, console.port, where)
@@ -136,9 +137,12 @@ class Console:
         *,
         names: frozenset[str],
         heartbeat: float = HEARTBEAT,
+        host: str = "127.0.0.1",
     ):
         self.daemon = daemon
         self.token = token
+        self.login = Login(token)
+        self.host = host
         self.heartbeat = heartbeat
         self.version = daemon.journal.count()
         """Rises by one with every change; it starts from the journal's length, so it
@@ -178,6 +182,10 @@ class Console:
         with contextlib.suppress(Exception):
             await self._serving
 
+    def pair(self) -> str:
+        """A new pairing link for the OLED: good once, for :data:`login.PAIRING` seconds."""
+        return login_link(self.host, self.port or 0, self.login.pairing())
+
     # -- the watcher -------------------------------------------------------------
 
     def changed(self, table, event) -> None:
@@ -193,6 +201,8 @@ class Console:
     def _app(self):
         app = Starlette(
             routes=[
+                Route("/", self._home, methods=["GET"]),
+                Route("/P/{code}", self._paired, methods=["GET"]),
                 Route("/openapi.json", self._openapi, methods=["GET"]),
                 Route("/api/state", self._state, methods=["GET"]),
                 Route("/api/history", self._history, methods=["GET"]),
@@ -205,6 +215,29 @@ class Console:
             ]
         )
         return HostCheck(app, self.names)
+
+    async def _home(self, request):
+        """The page; with ``?token=``, a session cookie for this browser, and on to ``/``
+        without the token in the address (nor in the history)."""
+        given = request.query_params.get("token")
+        if given is None:
+            return FileResponse(PAGE / "index.html", headers={"Cache-Control": "no-store"})
+        if not self.login.is_token(given):
+            return _page_text(401, "That link's token is not this table's. " + _HOW_TO_PAIR)
+        return self._logged_in()
+
+    async def _paired(self, request):
+        """A pairing link from the OLED: once, within its time, the same cookie."""
+        if not self.login.redeem(request.path_params["code"]):
+            return _page_text(
+                403, "That pairing link has been used or is out of time. " + _HOW_TO_PAIR
+            )
+        return self._logged_in()
+
+    def _logged_in(self):
+        answer = RedirectResponse("/", 303, headers={"Cache-Control": "no-store"})
+        self.login.cookie(answer)
+        return answer
 
     async def _openapi(self, request):
         return self._json(200, openapi())
@@ -251,7 +284,7 @@ class Console:
                     "journal": self.journal,
                 },
             )
-        if not self._authorized(request.headers.get("authorization", "")):
+        if not self._authorized(request):
             return self._json(
                 401,
                 {
@@ -288,18 +321,20 @@ class Console:
     def _json(self, status: int, body: Any, headers: dict[str, str] | None = None):
         return self.render.response(status, body, headers)
 
-    def _authorized(self, header: str) -> bool:
-        scheme, _, given = header.partition(" ")
-        if scheme.lower() != "bearer":
-            return False
-        return hmac.compare_digest(given.strip().encode(), self.token.encode())
+    def _authorized(self, request) -> bool:
+        """The token as ``Authorization: Bearer``, or the session cookie of a browser
+        logged in (:mod:`faro_pi.console.login`)."""
+        scheme, _, given = request.headers.get("authorization", "").partition(" ")
+        if scheme.lower() == "bearer":
+            return self.login.is_token(given)
+        return self.login.in_session(request.cookies.get(COOKIE))
 
     async def _stream(self, request):
         if self.closing:
             return self._json(503, {"error": "the table is closing"})
         peer = request.scope.get("client")
         address = peer[0] if peer else None
-        authorised = self._authorized(request.headers.get("authorization", ""))
+        authorised = self._authorized(request)
         if request.method == "GET" and (full := room(self.clients, address, authorised)):
             status, why = full
             return self._json(status, {"error": f"{why}: close one, or try again later"})
@@ -310,6 +345,16 @@ class Console:
     def _now(self) -> bytes:
         """The message of the table as it stands, a stream's first."""
         return self.render.message(self._state_of(self.daemon.table))
+
+
+_HOW_TO_PAIR = (
+    "Hold the shoe's new-pack button for 3 seconds and scan the code the table's screen "
+    "shows, or open the page and enter the console's token."
+)
+
+
+def _page_text(status: int, text: str):
+    return PlainTextResponse(text + "\n", status, headers={"Cache-Control": "no-store"})
 
 
 class _TooLarge(Exception):
