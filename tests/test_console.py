@@ -24,8 +24,10 @@ from pathlib import Path
 
 import httpx
 import jsonschema
+import zxingcpp
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from PIL import ImageChops
 
 from faro_pi.console import login
 from faro_pi.console.openapi import openapi
@@ -114,12 +116,14 @@ class Lookout:
 
 @contextlib.asynccontextmanager
 async def console_table(folder: Path):
-    async with running_table(folder) as (daemon, reader, _):
+    async with running_table(folder) as (daemon, reader, factory):
         console = console_of(daemon)
         assert console is not None
         base = f"http://127.0.0.1:{console.port}"
         async with httpx.AsyncClient(base_url=base, timeout=10) as http:
-            yield Lookout(daemon, reader, console, http)
+            lookout = Lookout(daemon, reader, console, http)
+            lookout.factory = factory  # the mock pins: the shoe's buttons
+            yield lookout
 
 
 def codes(*cards) -> list[str]:
@@ -1034,6 +1038,43 @@ def test_a_pairing_link_logs_in_once_and_only_within_its_two_minutes(tmp_path, m
             monkeypatch.setattr(console.login, "_monotonic", lambda: later)
             late = await http.get(newer.split(str(console.port), 1)[1])
             assert late.status_code == 403 and "set-cookie" not in late.headers
+
+    asyncio.run(scenario())
+
+
+def test_holding_new_pack_shows_a_code_the_phone_scans_to_log_in(tmp_path):
+    console_config(tmp_path)
+    path = tmp_path / "config.toml"
+    text = path.read_text().replace('[display]\ndriver = "none"', '[display]\ndriver = "dummy"')
+    path.write_text(text.replace("undo_hold = 0.3\n", "undo_hold = 0.3\npair_hold = 0.05\n"))
+
+    async def scenario():
+        async with console_table(tmp_path) as lookout:
+            [oled] = [o for o in lookout.daemon.outputs if hasattr(o, "pair")]
+            await oled.settled()
+            table_screen = oled.device.image.copy()
+            assert not zxingcpp.read_barcodes(table_screen.convert("L"))
+            held = asyncio.Event()
+            lookout.daemon.pairing = (lambda pair: lambda: (pair(), held.set()))(
+                lookout.daemon.pairing
+            )
+            new_pack = lookout.factory.pin(lookout.daemon.config.buttons.new_pack)
+            new_pack.drive_low()  # held down: first a new pack (refused mid-night), then...
+            await held.wait()
+            new_pack.drive_high()
+            await oled.settled()
+            [code] = zxingcpp.read_barcodes(oled.device.image.convert("L"))
+            link = code.text
+            assert lookout.console.token not in link
+            assert link.startswith(f"HTTP://127.0.0.1:{lookout.console.port}/P/")
+            scanned = await lookout.http.get(link.split(str(lookout.console.port), 1)[1])
+            assert scanned.status_code == 303 and login.COOKIE in lookout.http.cookies
+            await oled.settled()  # the code is spent: the table is back on the screen
+            assert ImageChops.difference(oled.device.image, table_screen).getbbox() is None
+            entered = await lookout.http.post(
+                "/api/events", json={"type": "session", "seats": SEATS, "banker": "Cy"}
+            )
+            assert entered.status_code == 200  # logged in by the cookie alone
 
     asyncio.run(scenario())
 

@@ -24,13 +24,14 @@ from unittest import mock
 import luma.core.error
 import PIL
 import pytest
+import zxingcpp
 from luma.core.interface.serial import i2c
 from luma.oled.device import sh1106, ssd1306
 from PIL import Image, ImageChops, ImageDraw, ImageFont, features
 
 from faro_pi.config import DisplayConfig
 from faro_pi.devices import Output
-from faro_pi.devices.oled import aileron
+from faro_pi.devices.oled import aileron, pairing
 from faro_pi.devices.oled import display as display_module
 from faro_pi.devices.oled.display import TableDisplay
 from faro_pi.devices.oled.flush import SH1106, SSD1306, changed_runs, frame_pages, windows
@@ -687,3 +688,57 @@ def test_a_new_pack_screen_after_the_shuffle():
     v = view(game.table)
     assert (v.screen, v.pack, v.banker) == ("shuffle", 2, "Ann")
     assert v.pages == 1 + v.balance_pages
+
+
+# -- the pairing screen -------------------------------------------------------------
+
+PAIRING_LINK = "HTTP://192.168.1.23:8077/P/7Q2KX9M4WZ3B"
+"""A pairing link as the console makes it (an address of the table's network)."""
+
+
+def test_the_pairing_screen_is_its_golden_and_its_whole_link_reads_back_at_128x64():
+    image = pairing.render(pairing.PairingView(PAIRING_LINK))
+    path = GOLDEN / "pairing.png"
+    if os.environ.get("FARO_GOLDEN") == "update":
+        image.save(path)
+        big = image.resize((WIDTH * 4, HEIGHT * 4), Image.Resampling.NEAREST)
+        big.save(GOLDEN / "readme" / path.name)
+        pytest.fail(f"regenerated {path}; run without FARO_GOLDEN=update to compare against it")
+    assert ImageChops.difference(Image.open(path).convert("1"), image).getbbox() is None
+    longest = "HTTP://255.255.255.255:65535/P/ZZZZZZZZZZZZ"
+    for link in (PAIRING_LINK, longest, "HTTP://[FE80::1234:5678:9ABC:DEF0]:8077/P/ZZZZZZZZZZZZ"):
+        picture = pairing.render(pairing.PairingView(link))
+        assert picture.size == (WIDTH, HEIGHT)
+        [found] = zxingcpp.read_barcodes(picture.convert("L"))  # the OLED's pixels, unscaled
+        assert found.format == zxingcpp.BarcodeFormat.QRCode
+        assert found.text == link
+
+
+def test_the_pairing_code_shows_over_the_table_until_it_is_used_or_out_of_time(closing):
+    bus = VirtualOled()
+
+    async def scenario():
+        oled = TableDisplay(config(), bus=bus)
+        closing(oled)
+        game = first_turn()
+        oled.show(game.table, None)
+        await oled.settled()
+        oled.pair(PAIRING_LINK, 60)
+        await oled.settled()
+        [found] = zxingcpp.read_barcodes(bus.image().convert("L"))
+        assert found.text == PAIRING_LINK
+        table = game.deal(2).table
+        oled.show(table, None)  # the table moves on beneath it
+        await oled.settled()
+        assert zxingcpp.read_barcodes(bus.image().convert("L"))[0].text == PAIRING_LINK
+        oled.unpair()  # used
+        await oled.settled()
+        assert shows(bus, table)
+        oled.pair(PAIRING_LINK, 0.05)
+        await oled.settled()
+        assert not shows(bus, table)
+        await asyncio.sleep(0.1)  # nothing to await but its time running out
+        await oled.settled()
+        assert shows(bus, table)
+
+    asyncio.run(scenario())
