@@ -86,7 +86,8 @@ async def open_console(daemon, config: Config) -> Console | None:
         where = f"{settings.host} port {settings.port}"
         return _not_served(daemon, f"cannot listen on {where} ({_why(exc)})")
     if daemon.has_alarm("console"):
-        daemon.submit(Clear("console"))  # served again
+        with contextlib.suppress(JournalError):
+            daemon.submit(Clear("console"))  # served again
     console = Console(daemon, token, names=allowed_names(settings), host=settings.host)
     console.start(listener)
     where = "set in the configuration" if settings.token else f"in {path}"
@@ -99,7 +100,8 @@ def _not_served(daemon, why: str) -> None:
     show), that the lookout has no console: the command line would otherwise reach
     whatever else answers on its port."""
     log.warning("console: not served: %s", why)
-    daemon.submit(Alarm("console", f"no console: {why}"))
+    with contextlib.suppress(JournalError):  # said in the log; the table is as it was
+        daemon.submit(Alarm("console", f"no console: {why}"))
     return None
 
 
