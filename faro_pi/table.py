@@ -18,6 +18,7 @@ import signal
 from collections.abc import Callable, Mapping
 
 from faro_pi.config import Config
+from faro_pi.console.login import PAIRING
 from faro_pi.devices.buttons import ShoeButtons
 from faro_pi.devices.case_keeper import CaseKeeper
 from faro_pi.devices.pins import chosen_factory, kernel_chip, opens_spi
@@ -73,7 +74,8 @@ async def serve(
             daemon.outputs.append(output)
             daemon.watchers.append(output.show)
             output.show(daemon.table, None)
-        await _lookout_and_floor(config, daemon, closing)
+        console = await _lookout_and_floor(config, daemon, closing)
+        _pairing(daemon, console)
         port.start()
         closing.push_async_callback(port.close)
         for signum in (signal.SIGTERM, signal.SIGINT):
@@ -107,10 +109,10 @@ def _shoe(config: Config, daemon: Daemon, closing: contextlib.AsyncExitStack):
     return port
 
 
-async def _lookout_and_floor(
-    config: Config, daemon: Daemon, closing: contextlib.AsyncExitStack
-) -> None:
-    """The lookout's console and the floor's publisher, each when the configuration asks."""
+async def _lookout_and_floor(config: Config, daemon: Daemon, closing: contextlib.AsyncExitStack):
+    """The lookout's console and the floor's publisher, each when the configuration asks;
+    returns the console, or None."""
+    console = None
     if config.console.enabled:
         try:
             from faro_pi.console.server import open_console  # Starlette, uvicorn: ~0.1 s
@@ -126,6 +128,21 @@ async def _lookout_and_floor(
         from faro_pi.floor.publisher import Publisher  # aiomqtt and paho, only on a floor
 
         closing.push_async_callback(Publisher.start(daemon, config).close)
+    return console
+
+
+def _pairing(daemon: Daemon, console) -> None:
+    """New pack held down shows the console's pairing link on the OLED, until it is used."""
+    display = next((o for o in daemon.outputs if hasattr(o, "pair")), None)  # the OLED
+    if console is None or display is None:
+        return
+    console.login.paired = display.unpair
+
+    def pair() -> None:
+        display.pair(console.pair(), PAIRING)
+        log.info("pair: the OLED shows a pairing code for %.0f s, good once", PAIRING)
+
+    daemon.pairing = pair
 
 
 def _outputs(config: Config, factory, display_bus, real_pins: bool = False) -> list:

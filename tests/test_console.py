@@ -24,13 +24,16 @@ from pathlib import Path
 
 import httpx
 import jsonschema
+import zxingcpp
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from PIL import ImageChops
 
+from faro_pi.console import login
 from faro_pi.console.openapi import openapi
 from faro_pi.console.server import Console
-from faro_pi.console.stream import BACKLOG
 from faro_pi.console.token import TOKEN_FILE
+from faro_pi.devices.oled import screens
 from faro_pi.exc import Refused
 from faro_pi.game import calls, events, rules, seats
 from faro_pi.game.cards import DECK
@@ -113,12 +116,14 @@ class Lookout:
 
 @contextlib.asynccontextmanager
 async def console_table(folder: Path):
-    async with running_table(folder) as (daemon, reader, _):
+    async with running_table(folder) as (daemon, reader, factory):
         console = console_of(daemon)
         assert console is not None
         base = f"http://127.0.0.1:{console.port}"
         async with httpx.AsyncClient(base_url=base, timeout=10) as http:
-            yield Lookout(daemon, reader, console, http)
+            lookout = Lookout(daemon, reader, console, http)
+            lookout.factory = factory  # the mock pins: the shoe's buttons
+            yield lookout
 
 
 def codes(*cards) -> list[str]:
@@ -207,9 +212,6 @@ def seated_names(schema, seated: dict):
 def validator(document: dict, name: str) -> jsonschema.Validator:
     components = document["components"]["schemas"]
     return jsonschema.Draft202012Validator(resolved(components[name], components))
-
-
-# -- reads, writes and the schema ----------------------------------------------------
 
 
 async def test_the_console_serves_the_page_the_schema_and_the_state(tmp_path):
@@ -310,7 +312,7 @@ def test_every_event_type_is_declared_once_and_its_examples_round_trip():
             assert event_from_json(event_to_json(event)) == event
 
 
-async def test_events_posted_are_journaled_then_applied_and_answered_with_the_state(tmp_path):
+def test_events_posted_are_journaled_then_applied_and_answered_with_the_state(tmp_path):
     console_config(tmp_path)
 
     async def scenario():
@@ -319,7 +321,9 @@ async def test_events_posted_are_journaled_then_applied_and_answered_with_the_st
             answered = validator(document, "State")
             seated = await lookout.enter({"type": "session", "seats": SEATS})
             assert seated["event"]["banker"] in SEATS  # drawn, since none was named
-            assert seated["state"]["seats"] == SEATS
+            assert seated["version"] == 1  # what changed and the version, not the table
+            assert set(seated) == {"event", "version", "journal"}
+            assert (await lookout.state())["seats"] == SEATS
             banker = seated["event"]["banker"]
             player = next(name for name in SEATS if name != banker)
             bet = await lookout.enter(
@@ -332,20 +336,22 @@ async def test_events_posted_are_journaled_then_applied_and_answered_with_the_st
                 "weight": 4,
                 "copper": False,
             }
-            assert bet["state"]["predictions"] == [
+            assert bet["version"] == 2
+            assert (await lookout.state())["predictions"] == [
                 {"player": player, "rank": "K", "weight": 4, "copper": False}
             ]
             await lookout.deal("5H", "2C")
             lost = await lookout.enter({"type": "card", "card": "kd"})
-            state = lost["state"]
+            state = await lookout.state()
+            assert state["version"] == lost["version"]
             answered.validate(state)
             assert state["pack"]["exposed"] == ["5H", "2C", "KD"]
             assert state["last_pair"]["settlements"][0]["delta"] == 4
             assert state["last_pair"]["banker"] == -4
             assert state["balances"][player] == 4 and state["leaders"] == [player]
             assert state["version"] == 5
-            lock = await lookout.enter({"type": "lock"})
-            assert lock["state"]["entries"] == "locked"
+            await lookout.enter({"type": "lock"})
+            assert (await lookout.state())["entries"] == "locked"
             await lookout.deal("9C")
             state = await lookout.state()
             assert state["pair"] == {"turn": 2, "loser": "9C"}
@@ -355,11 +361,55 @@ async def test_events_posted_are_journaled_then_applied_and_answered_with_the_st
             await lookout.deal("3D")
             assert (await lookout.state())["entries"] == "closed"
 
-    await scenario()
+    asyncio.run(scenario())
     with Journal.open(tmp_path / "journal.sqlite3", readonly=True) as journal:
         rows = [entry.event for entry in journal.rows()]
     assert [row["source"] for row in rows if row["type"] == "card"] == ["hand"] * 6
     assert rows[1].get("junk") is None
+
+
+RANK_NAMES = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
+
+
+def full_layout(daemon) -> int:
+    """Ten seated and every player's most standing bets (900) but P9's last, entered on the
+    loop; returns how many."""
+    players = [f"P{i}" for i in range(10)]
+    daemon.enter(event_from_json({"type": "session", "seats": players, "banker": "P0"}))
+    for player in players[1:]:
+        for n in range(99 if player == "P9" else 100):
+            bet = {"type": "bet", "player": player, "rank": RANK_NAMES[n % 13], "weight": 2}
+            daemon.enter(event_from_json(bet))
+    return len(daemon.table.predictions)
+
+
+def test_a_post_answers_what_it_changed_and_the_version_not_the_whole_layout(tmp_path):
+    console_config(tmp_path)
+
+    async def scenario():
+        async with (
+            console_table(tmp_path) as lookout,
+            lookout.http.stream("GET", "/api/events") as stream,
+        ):
+            lines = stream.aiter_lines()
+            await next_state(lines)
+            assert full_layout(lookout.daemon) == 899
+            whole = await lookout.http.get("/api/state")
+            answer = await lookout.post({"type": "bet", "player": "P9", "rank": "K", "weight": 4})
+            assert answer.status_code == 200, answer.text
+            assert len(answer.content) < 200 < 40_000 < len(whole.content)
+            body = answer.json()
+            assert body == {
+                "event": {"type": "bet", "player": "P9", "rank": "K", "weight": 4, "copper": False},
+                "version": whole.json()["version"] + 1,
+                "journal": whole.json()["journal"],
+            }
+            while (state := await next_state(lines))["version"] < body["version"]:
+                pass  # the stream brings the state that the post no longer does
+            assert state["version"] == body["version"]
+            assert len(state["predictions"]) == 900
+
+    asyncio.run(scenario())
 
 
 async def test_every_refusal_of_the_rules_answers_409_with_its_rule_and_changes_nothing(tmp_path):
@@ -626,9 +676,6 @@ async def test_every_write_without_the_right_token_answers_401_and_changes_nothi
         assert answer.status_code == 200
 
 
-# -- the event stream ---------------------------------------------------------------
-
-
 async def next_state(lines) -> dict:
     """The next ``event: state`` message's data from an SSE stream's lines."""
     kind = None
@@ -664,35 +711,39 @@ async def test_a_card_from_the_shoe_reaches_an_open_stream_at_once(tmp_path):
         assert max(latencies) < 0.5  # 100 ms here, with room for a busy machine
 
 
-async def test_a_slow_stream_loses_states_but_never_holds_the_table(tmp_path):
+def test_a_stream_that_falls_behind_is_hung_up_on_and_never_holds_the_table(tmp_path):
     console_config(tmp_path)
     seats = [f"P{i}" for i in range(10)]
 
-    async with console_table(tmp_path) as lookout:
-        stalled = socket.socket()  # a phone that stops reading: it is never read
-        stalled.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
-        stalled.connect(("127.0.0.1", lookout.console.port))
-        stalled.sendall(b"GET /api/events HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
-        while not lookout.console.clients:
-            await asyncio.sleep(0)  # the server's turn to take the request
-        [client] = lookout.console.clients
-        started = time.perf_counter()
-        await lookout.enter({"type": "session", "seats": seats, "banker": "P0"})
-        for player in seats[1:]:  # a crowded layout: every state is several kB
-            for rank in ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"):
-                await lookout.enter({"type": "bet", "player": player, "rank": rank, "weight": 2})
-        for code in pack_ending_with():
-            await lookout.deal(code)
-            if lookout.daemon.table.entries_open:
-                await lookout.enter({"type": "lock"})
-        took = time.perf_counter() - started
-        assert client.queue.qsize() <= BACKLOG
-        assert client.lost > 0
-        assert (await lookout.state())["pack"]["complete"]
-        print(f"a pack and 117 bets, one stream stalled: {took:.2f} s, {client.lost} dropped")
-        stalled.close()
-        await client.task  # the stream ends once the server sees the client gone
-        assert not lookout.console.clients
+    async def scenario():
+        async with console_table(tmp_path) as lookout:
+            stalled = socket.socket()  # a phone that stops reading: it is never read
+            stalled.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+            stalled.connect(("127.0.0.1", lookout.console.port))
+            stalled.sendall(b"GET /api/events HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+            while not lookout.console.clients:
+                await asyncio.sleep(0)  # the server's turn to take the request
+            [client] = lookout.console.clients
+            started = time.perf_counter()
+            await lookout.enter({"type": "session", "seats": seats, "banker": "P0"})
+            for player in seats[1:]:  # a crowded layout: every state is several kB
+                for rank in ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"):
+                    await lookout.enter(
+                        {"type": "bet", "player": player, "rank": rank, "weight": 2}
+                    )
+            for code in pack_ending_with():
+                await lookout.deal(code)
+                if lookout.daemon.table.entries_open:
+                    await lookout.enter({"type": "lock"})
+            took = time.perf_counter() - started
+            assert client.dropped  # a whole queue behind: hung up on, not waited for
+            await client.task
+            assert not lookout.console.clients
+            assert (await lookout.state())["pack"]["complete"]
+            print(f"a pack and 117 bets, one stream stalled: {took:.2f} s")
+            stalled.close()
+
+    asyncio.run(scenario())
 
 
 async def test_a_stream_that_goes_away_is_dropped_and_shutdown_ends_the_others(tmp_path):
@@ -787,9 +838,6 @@ async def test_the_console_leaves_sigterm_to_the_daemon_and_sleeps_until_closed(
     assert signal.getsignal(signal.SIGTERM) == before  # nothing left behind
 
 
-# -- history and export ------------------------------------------------------------------
-
-
 async def test_history_and_export_tell_the_whole_session(tmp_path):
     console_config(tmp_path)
     pack = pack_ending_with("JC", "QC", "KC")
@@ -854,9 +902,6 @@ async def test_history_and_export_tell_the_whole_session(tmp_path):
         assert "".join(export_lines(journal)) == text
 
 
-# -- the token -----------------------------------------------------------------------
-
-
 async def test_the_token_is_made_once_for_its_owner_and_group_and_kept_across_restarts(tmp_path):
     console_config(tmp_path)
     path = tmp_path / TOKEN_FILE
@@ -887,7 +932,119 @@ async def test_a_configured_token_is_used_and_no_file_is_made(tmp_path):
     assert not (tmp_path / TOKEN_FILE).exists()
 
 
-async def test_a_port_in_use_costs_the_console_not_the_game(tmp_path, caplog):
+def set_cookie(answer: httpx.Response) -> dict[str, str]:
+    """The attributes of the answer's one Set-Cookie, by lower-case name."""
+    name_value, *attributes = answer.headers["set-cookie"].split(";")
+    name, _, value = name_value.partition("=")
+    pairs = dict(a.strip().partition("=")[::2] for a in attributes)
+    return {"name": name.strip(), "value": value, **{k.lower(): v for k, v in pairs.items()}}
+
+
+def test_opening_the_token_link_logs_the_browser_in_with_a_cookie_of_its_own(tmp_path):
+    console_config(tmp_path)
+    lock = {"type": "lock"}
+
+    async def scenario():
+        async with console_table(tmp_path) as lookout:
+            http, token = lookout.http, lookout.console.token
+            page = await http.get("/")
+            assert page.status_code == 200 and "<html" in page.text.lower()
+            wrong = await http.get("/", params={"token": "guess" * 9})
+            assert wrong.status_code == 401 and "set-cookie" not in wrong.headers
+            assert "new-pack" in wrong.text
+            answer = await http.get("/", params={"token": token})
+            assert answer.status_code == 303 and answer.headers["location"] == "/"
+            cookie = set_cookie(answer)
+            assert cookie["name"] == login.COOKIE and token not in cookie["value"]
+            assert {"httponly", "path", "max-age", "samesite"} <= set(cookie)
+            assert cookie["samesite"].lower() == "strict" and cookie["path"] == "/"
+            assert int(cookie["max-age"]) == login.SESSION == 16 * 3600
+            http.cookies.clear()  # sent by hand below, one at a time
+            await lookout.enter({"type": "session", "seats": SEATS, "banker": "Cy"})
+            jar = {"Cookie": f"{login.COOKIE}={cookie['value']}"}
+            taken = await http.post("/api/events", json=lock, headers=jar)
+            assert taken.status_code == 200, taken.text  # the cookie alone, no header
+            async with http.stream("GET", "/api/events", headers=jar) as stream:
+                await next_state(stream.aiter_lines())
+                assert [c.authorised for c in lookout.console.clients] == [True]
+            forged = {"Cookie": f"{login.COOKIE}=1700000000.{'0' * 32}"}
+            made_long_ago = login.Login(token, clock=lambda: time.time() - login.SESSION - 1)
+            stale = {"Cookie": f"{login.COOKIE}={made_long_ago.session()}"}
+            for jar in (forged, stale, {}):
+                refused = await http.post("/api/events", json={"type": "void"}, headers=jar)
+                assert refused.status_code == 401, jar
+            assert lookout.daemon.table.entries.value == "locked"
+
+    asyncio.run(scenario())
+
+
+def test_a_pairing_link_logs_in_once_and_only_within_its_two_minutes(tmp_path, monkeypatch):
+    console_config(tmp_path)
+
+    async def scenario():
+        async with console_table(tmp_path) as lookout:
+            console, http = lookout.console, lookout.http
+            paired = []
+            console.login.paired = lambda: paired.append(True)
+            link = console.pair()
+            assert link.startswith(f"HTTP://127.0.0.1:{console.port}/P/")
+            assert console.token not in link and link == link.upper()
+            path = link.split(str(console.port), 1)[1]
+            answer = await http.get(path)
+            assert answer.status_code == 303 and answer.headers["location"] == "/"
+            assert set_cookie(answer)["max-age"] == str(login.SESSION)
+            assert paired == [True]  # the OLED goes back to the table
+            again = await http.get(path)
+            assert again.status_code == 403 and "set-cookie" not in again.headers
+            path = console.pair().split(str(console.port), 1)[1]
+            newer = console.pair()
+            assert (await http.get(path)).status_code == 403  # the newer one voids it
+            later = time.monotonic() + login.PAIRING + 1
+            monkeypatch.setattr(console.login, "_monotonic", lambda: later)
+            late = await http.get(newer.split(str(console.port), 1)[1])
+            assert late.status_code == 403 and "set-cookie" not in late.headers
+
+    asyncio.run(scenario())
+
+
+def test_holding_new_pack_shows_a_code_the_phone_scans_to_log_in(tmp_path):
+    console_config(tmp_path)
+    path = tmp_path / "config.toml"
+    text = path.read_text().replace('[display]\ndriver = "none"', '[display]\ndriver = "dummy"')
+    path.write_text(text.replace("undo_hold = 0.3\n", "undo_hold = 0.3\npair_hold = 0.05\n"))
+
+    async def scenario():
+        async with console_table(tmp_path) as lookout:
+            [oled] = [o for o in lookout.daemon.outputs if hasattr(o, "pair")]
+            await oled.settled()
+            table_screen = oled.device.image.copy()
+            assert not zxingcpp.read_barcodes(table_screen.convert("L"))
+            held = asyncio.Event()
+            lookout.daemon.pairing = (lambda pair: lambda: (pair(), held.set()))(
+                lookout.daemon.pairing
+            )
+            new_pack = lookout.factory.pin(lookout.daemon.config.buttons.new_pack)
+            new_pack.drive_low()  # held down: first a new pack (refused mid-night), then...
+            await held.wait()
+            new_pack.drive_high()
+            await oled.settled()
+            [code] = zxingcpp.read_barcodes(oled.device.image.convert("L"))
+            link = code.text
+            assert lookout.console.token not in link
+            assert link.startswith(f"HTTP://127.0.0.1:{lookout.console.port}/P/")
+            scanned = await lookout.http.get(link.split(str(lookout.console.port), 1)[1])
+            assert scanned.status_code == 303 and login.COOKIE in lookout.http.cookies
+            await oled.settled()  # the code is spent: the table is back on the screen
+            assert ImageChops.difference(oled.device.image, table_screen).getbbox() is None
+            entered = await lookout.http.post(
+                "/api/events", json={"type": "session", "seats": SEATS, "banker": "Cy"}
+            )
+            assert entered.status_code == 200  # logged in by the cookie alone
+
+    asyncio.run(scenario())
+
+
+def test_a_port_in_use_costs_the_console_not_the_game(tmp_path, caplog):
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
         taken.listen()
@@ -896,16 +1053,50 @@ async def test_a_port_in_use_costs_the_console_not_the_game(tmp_path, caplog):
         async def scenario():
             async with running_table(tmp_path) as (daemon, reader, _):
                 assert console_of(daemon) is None
+                [alarm] = daemon.table.alarms
+                assert alarm.kind == "console" and "cannot listen" in alarm.text
+                assert screens.view(daemon.table).alarm == ("console", alarm.text)  # the OLED
                 reader.card("5H")
                 await until(daemon, lambda t: t.pack.exposed)
 
         with caplog.at_level(logging.INFO, logger="faro_pi"):
-            await scenario()
+            asyncio.run(scenario())
     [line] = [r.getMessage() for r in caplog.records if "not served" in r.getMessage()]
     assert "not served" in line and "in use" in line.lower()
 
+    async def served_again():  # the port is free again: the alarm goes by itself
+        async with running_table(tmp_path) as (daemon, _, _):
+            assert console_of(daemon) is not None
+            assert not daemon.table.alarms
 
-# -- the command line's clients ---------------------------------------------------------
+    asyncio.run(served_again())
+
+
+def test_the_command_line_never_talks_to_another_table_on_its_port(tmp_path):
+    mine, other = tmp_path / "mine", tmp_path / "other"
+    mine.mkdir()
+    other.mkdir()
+    port = console_config(other, token="the-same-token-at-both-tables")
+    console_config(mine, token="the-same-token-at-both-tables", port=port)
+    config = ("--config", str(mine / "config.toml"))
+
+    async def scenario():
+        async with console_table(other) as lookout:
+            await lookout.enter({"type": "session", "seats": SEATS, "banker": "Cy"})
+            async with running_table(mine) as (daemon, _, _):
+                assert console_of(daemon) is None
+                assert daemon.table.alarms[-1].kind == "console"
+                for command in (("status",), ("lock",), ("join", "Dee")):
+                    status, out, err = await faro_pi(*command, *config)
+                    assert (status, out) == (2, ""), (command, out)
+                    assert "serves another table's journal" in err, err
+                    assert str(mine / "journal.sqlite3") in err
+                assert (await lookout.state())["entries"] == "open"  # nothing changed there
+                assert (await lookout.state())["seats"] == SEATS
+                status, out, _ = await faro_pi("status", "--config", str(other / "config.toml"))
+                assert status == 0 and "Cy (banker)" in out
+
+    asyncio.run(scenario())
 
 
 async def faro_pi(*args: str, **environ: str) -> tuple[int, str, str]:

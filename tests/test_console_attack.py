@@ -31,7 +31,7 @@ from pathlib import Path
 import pytest
 
 from faro_pi.config import parse_config
-from faro_pi.console import guest
+from faro_pi.console import guest, stream
 from faro_pi.console.token import TOKEN_FILE
 from faro_pi.exc import ConfigError
 from faro_pi.game.cards import DECK
@@ -61,9 +61,10 @@ def get(path: str, host: str = "127.0.0.1") -> bytes:
     return f"GET {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n".encode()
 
 
-async def ask(port: int, request: bytes, timeout: float = 5.0) -> bytes:
+async def ask(port: int, request: bytes, timeout: float = 5.0, source: str | None = None) -> bytes:
     """The whole answer to ``request`` on a new connection, read until the console closes it."""
-    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    local = (source, 0) if source else None
+    reader, writer = await asyncio.open_connection("127.0.0.1", port, local_addr=local)
     try:
         writer.write(request)
         async with asyncio.timeout(timeout):
@@ -575,7 +576,7 @@ async def test_a_value_json_cannot_write_costs_that_value_not_every_answer(
                     assert answer.json()["balances"] == {"Ann": None, "Bob": 0, "Cy": 0}
                 entered = await lookout.post({"type": "join", "player": "Dee"})
                 assert entered.status_code == 200
-                assert entered.json()["state"]["balances"]["Ann"] is None
+                assert set(entered.json()) == {"event", "version", "journal"}
                 seen = []
                 async for line in lines:
                     if line.startswith("data: "):
@@ -591,3 +592,69 @@ async def test_a_value_json_cannot_write_costs_that_value_not_every_answer(
     told = [r for r in caplog.records if "cannot be written as JSON" in r.getMessage()]
     assert len(told) == 1, [r.getMessage() for r in told]
     assert not [r for r in caplog.records if r.exc_info]
+
+
+# -- event streams that never read ---------------------------------------------------
+
+
+async def never_read(port: int, source: str = "127.0.0.1", headers: str = "") -> socket.socket:
+    """A client that asks for the event stream and never reads a byte of it."""
+    sock = socket.socket()
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    sock.setblocking(False)
+    sock.bind((source, 0))
+    loop = asyncio.get_running_loop()
+    await loop.sock_connect(sock, ("127.0.0.1", port))
+    request = f"GET /api/events HTTP/1.1\r\nHost: 127.0.0.1\r\n{headers}\r\n"
+    await loop.sock_sendall(sock, request.encode())
+    return sock
+
+
+def test_streams_that_never_read_cannot_lock_the_lookout_out(tmp_path):
+    console_config(tmp_path)
+
+    async def scenario():
+        async with console_table(tmp_path) as lookout:
+            console, port = lookout.console, lookout.console.port
+            held = [await never_read(port) for _ in range(256)]  # every connection of the door
+            await asyncio.sleep(0.2)  # nothing to await: the server takes them
+            assert len(console.clients) == stream.STREAMS_PER_ADDRESS
+            assert status_of(await ask(port, get("/api/state"))) == 200
+            answer = await lookout.post({"type": "session", "seats": SEATS, "banker": "Cy"})
+            assert answer.status_code == 200
+            too_many = await ask(port, get("/api/events"))
+            assert status_of(too_many) == 429
+            assert "from 127.0.0.1" in json.loads(body_of(too_many))["error"]
+            # From many addresses: bounded in all, and the lookout still gets a place.
+            for n in range(2, 2 + stream.STREAMS):
+                held.append(await never_read(port, f"127.0.0.{n}"))
+            await asyncio.sleep(0.2)
+            assert len(console.clients) == stream.STREAMS
+            full = await ask(port, get("/api/events"), timeout=1, source="127.0.2.1")
+            assert status_of(full) == 503
+            token = f"Authorization: Bearer {console.token}\r\n"
+            mine = await never_read(port, "127.0.1.1", token)
+            await until_true(lambda: any(c.authorised for c in console.clients))
+            assert len(console.clients) == stream.STREAMS
+            # Those that never read are hung up on once they fall a queue behind.
+            ranks = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10") * 5
+            for player in ("Ann", "Bob"):  # states of a few kB, past what the kernel holds
+                for rank in ranks:
+                    bet = {"type": "bet", "player": player, "rank": rank, "weight": 2}
+                    await lookout.enter(bet)
+            await until_true(lambda: not console.clients)
+            reader, writer = await asyncio.open_connection("127.0.0.1", port)
+            writer.write(get("/api/events"))
+            assert status_of(await reader.readuntil(b"\r\n\r\n")) == 200  # room again
+            writer.close()
+            for sock in [*held, mine]:
+                sock.close()
+
+    asyncio.run(scenario())
+
+
+async def until_true(condition, within: float = 5.0) -> None:
+    """Waits for ``condition()`` while the loop serves the console."""
+    async with asyncio.timeout(within):
+        while not condition():
+            await asyncio.sleep(0.01)

@@ -24,13 +24,14 @@ from unittest import mock
 import luma.core.error
 import PIL
 import pytest
+import zxingcpp
 from luma.core.interface.serial import i2c
 from luma.oled.device import sh1106, ssd1306
 from PIL import Image, ImageChops, ImageDraw, ImageFont, features
 
 from faro_pi.config import DisplayConfig
 from faro_pi.devices import Output
-from faro_pi.devices.oled import aileron
+from faro_pi.devices.oled import aileron, pairing
 from faro_pi.devices.oled.display import TableDisplay
 from faro_pi.devices.oled.flush import SH1106, SSD1306, changed_runs, frame_pages, windows
 from faro_pi.devices.oled.glyphs import HEIGHT, PIPS, SUITS, WIDTH, small, text_width, wrap
@@ -50,9 +51,6 @@ pytestmark = pytest.mark.filterwarnings(
     "ignore:Image.Image.getdata is deprecated:DeprecationWarning"
 )
 SEATS = ("Ann", "Bob", "Cy", "Dee", "Eve")
-
-
-# -- tables, from events ---------------------------------------------------------
 
 
 def pack(first: str, last: str) -> list:
@@ -119,9 +117,6 @@ def three_of_a_kind() -> Game:
 
 def demo(seed: int = 7, seats=("Ann", "Bob", "Cy", "Dolores", "Eve", "Frank"), packs: int = 1):
     return play(random.Random(seed), seats, packs=packs)
-
-
-# -- the pictures -------------------------------------------------------------------
 
 
 def screens() -> dict[str, tuple[ScreenView, int]]:
@@ -204,9 +199,6 @@ def test_the_kept_glyphs_are_what_freetype_drew():
     assert oled_face.module() == Path(aileron.__file__).read_text(encoding="utf-8")
 
 
-# -- the views ------------------------------------------------------------------------
-
-
 def test_the_turn_shows_each_players_net_biggest_first_and_the_bank():
     v = view(first_turn().table)
     assert (v.screen, v.turn, v.loser.code, v.winner.code) == ("turn", 1, "7H", "KS")
@@ -285,9 +277,6 @@ def test_long_alarm_text_is_wrapped_and_cut():
     lines = wrap("word " * 80, small(), WIDTH, 4)
     assert len(lines) == 4 and lines[-1].endswith("…")
     assert all(text_width(line) <= WIDTH for line in lines)
-
-
-# -- the bytes -------------------------------------------------------------------------
 
 
 def decoded(controller: str, device_class, images, bus: VirtualOled | None = None):
@@ -424,9 +413,6 @@ def test_sh1106_columns_start_two_in():
     device.display(image)
     assert bus.ram[2] == 0x01 and bus.ram[0] == 0 and bus.ram[1] == 0
     assert bus.image() == image
-
-
-# -- the watcher ---------------------------------------------------------------------
 
 
 def config(driver: str = "ssd1306", rotate: int = 0) -> DisplayConfig:
@@ -671,3 +657,55 @@ def test_a_new_pack_screen_after_the_shuffle():
     v = view(game.table)
     assert (v.screen, v.pack, v.banker) == ("shuffle", 2, "Ann")
     assert v.pages == 1 + v.balance_pages
+
+
+PAIRING_LINK = "HTTP://192.168.1.23:8077/P/7Q2KX9M4WZ3B"
+"""A pairing link as the console makes it (an address of the table's network)."""
+
+
+def test_the_pairing_screen_is_its_golden_and_its_whole_link_reads_back_at_128x64():
+    image = pairing.render(pairing.PairingView(PAIRING_LINK))
+    path = GOLDEN / "pairing.png"
+    if os.environ.get("FARO_GOLDEN") == "update":
+        image.save(path)
+        big = image.resize((WIDTH * 4, HEIGHT * 4), Image.Resampling.NEAREST)
+        big.save(GOLDEN / "readme" / path.name)
+        pytest.fail(f"regenerated {path}; run without FARO_GOLDEN=update to compare against it")
+    assert ImageChops.difference(Image.open(path).convert("1"), image).getbbox() is None
+    longest = "HTTP://255.255.255.255:65535/P/ZZZZZZZZZZZZ"
+    for link in (PAIRING_LINK, longest, "HTTP://[FE80::1234:5678:9ABC:DEF0]:8077/P/ZZZZZZZZZZZZ"):
+        picture = pairing.render(pairing.PairingView(link))
+        assert picture.size == (WIDTH, HEIGHT)
+        [found] = zxingcpp.read_barcodes(picture.convert("L"))  # the OLED's pixels, unscaled
+        assert found.format == zxingcpp.BarcodeFormat.QRCode
+        assert found.text == link
+
+
+def test_the_pairing_code_shows_over_the_table_until_it_is_used_or_out_of_time(closing):
+    bus = VirtualOled()
+
+    async def scenario():
+        oled = TableDisplay(config(), bus=bus)
+        closing(oled)
+        game = first_turn()
+        oled.show(game.table, None)
+        await oled.settled()
+        oled.pair(PAIRING_LINK, 60)
+        await oled.settled()
+        [found] = zxingcpp.read_barcodes(bus.image().convert("L"))
+        assert found.text == PAIRING_LINK
+        table = game.deal(2).table
+        oled.show(table, None)  # the table moves on beneath it
+        await oled.settled()
+        assert zxingcpp.read_barcodes(bus.image().convert("L"))[0].text == PAIRING_LINK
+        oled.unpair()  # used
+        await oled.settled()
+        assert shows(bus, table)
+        oled.pair(PAIRING_LINK, 0.05)
+        await oled.settled()
+        assert not shows(bus, table)
+        await asyncio.sleep(0.1)  # nothing to await but its time running out
+        await oled.settled()
+        assert shows(bus, table)
+
+    asyncio.run(scenario())

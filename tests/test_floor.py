@@ -162,9 +162,6 @@ def heard():
     logger.removeHandler(handler)
 
 
-# -- the config ---------------------------------------------------------------------
-
-
 MINIMAL = '[reader]\nport = "/dev/faro-reader"\n'
 
 
@@ -219,9 +216,6 @@ def test_the_floors_own_config_is_checked_once(tmp_path):
     path.write_text("[store]\n")
     with pytest.raises(ConfigError, match=r"broker\.url: required"):
         load_floor_config(path)
-
-
-# -- the wire, the copy, the outbox ------------------------------------------------------
 
 
 def test_a_row_goes_out_in_the_issues_shape_and_comes_back_byte_for_byte():
@@ -297,9 +291,6 @@ def test_the_cursor_is_kept_whole_and_belongs_to_one_broker_and_name(tmp_path):
     path.write_text('{"broker": "mqtt://a", "tab')
     assert cursor.load() == (0, 1)
     assert [p.name for p in tmp_path.iterdir()] == ["floor.cursor"]
-
-
-# -- one table and the floor, through the broker ------------------------------------------
 
 
 @contextlib.asynccontextmanager
@@ -464,8 +455,6 @@ async def test_a_floor_that_comes_late_asks_for_the_rows_it_never_saw(tmp_path, 
         await until(boss, lambda: view.online is False)  # the table's will, kept by the broker
 
 
-# -- the floor page -------------------------------------------------------------------------
-
 TOKEN = "pit-boss"
 CHROMIUM = os.environ.get("FARO_CHROMIUM", "/usr/bin/chromium")
 BROWSER_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run"]
@@ -527,50 +516,55 @@ def test_the_floor_names_the_file_of_the_token_it_makes(tmp_path, broker, caplog
     assert asyncio.run(start()) == []  # kept: the next start reads it
 
 
-async def test_the_floor_page_needs_its_token_and_reads_the_pit(tmp_path, broker):
-    async with (
-        pit_of_three(tmp_path, broker) as (_, port, daemons),
-        httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}") as http,
-    ):
-        assert (await http.get("/api/pit")).status_code == 401
-        assert (await http.get("/api/events")).status_code == 401
-        assert (await http.get("/api/tables/t1/export")).status_code == 401
-        wrong = await http.get("/", params={"token": "guess"})
-        assert wrong.status_code == 303 and "faro-floor" not in http.cookies
-        answer = await http.get("/", params={"token": TOKEN})
-        assert answer.status_code == 303 and answer.headers["location"] == "/"
-        assert "httponly" in answer.headers["set-cookie"].lower()
-        pit = (await http.get("/api/pit")).json()
-        by_name = {t["name"]: t for t in pit["tables"]}
-        assert list(by_name) == ["t1", "t2", "t3"]
-        t1 = daemons["t1"].table
-        assert (by_name["t1"]["pack"], by_name["t1"]["turn"]) == (2, t1.pack.turn)
-        assert by_name["t1"]["online"] is True
-        assert [p["pack"] for p in by_name["t1"]["packs"]] == [1, 2]
-        assert by_name["t1"]["bank"] == sum(p["result"] for p in by_name["t1"]["packs"])
-        assert by_name["t3"]["alarms"] == [{"kind": "noread", "text": "the reader saw no card"}]
-        assert by_name["t2"]["console"] == "http://10.0.0.22:8077/"
-        assert by_name["t1"]["console"] == "http://t1.local:8077/"
-        assert pit["alarms"] == 1
-        results = {p["name"]: p["result"] for p in pit["players"]}
-        expected: dict[str, int] = {}
-        for daemon in daemons.values():
-            for name, balance in daemon.table.balances.items():
-                expected[name] = expected.get(name, 0) + balance
-        assert results == expected
-        bob = next(p for p in pit["players"] if p["name"] == "Bob")
-        assert {t["table"] for t in bob["tables"]} == {"t1", "t2"}
-        bearer = {"Authorization": f"Bearer {TOKEN}"}
-        export = await httpx.AsyncClient().get(
-            f"http://127.0.0.1:{port}/api/tables/t2/export", headers=bearer
-        )
-        assert export.text == journal_export(tmp_path / "t2" / "journal.sqlite3")
-        missing = await http.get("/api/tables/t9/export")
-        assert missing.status_code == 404
-        # The page draws with the console's renderer: the very file, as a module.
-        renderer = await http.get("/dom.js")
-        assert renderer.headers["content-type"].startswith("text/javascript")
-        assert renderer.text == (ROOT / "faro_pi/console/page/dom.js").read_text()
+def test_the_floor_page_needs_its_token_and_reads_the_pit(tmp_path, broker):
+    async def scenario():
+        async with (
+            pit_of_three(tmp_path, broker) as (_, port, daemons),
+            httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}") as http,
+        ):
+            assert (await http.get("/api/pit")).status_code == 401
+            assert (await http.get("/api/events")).status_code == 401
+            assert (await http.get("/api/tables/t1/export")).status_code == 401
+            wrong = await http.get("/", params={"token": "guess"})
+            assert wrong.status_code == 303 and "faro-floor" not in http.cookies
+            answer = await http.get("/", params={"token": TOKEN})
+            assert answer.status_code == 303 and answer.headers["location"] == "/"
+            assert "httponly" in answer.headers["set-cookie"].lower()
+            # it keeps across the browser's restarts, as a cookie without an age would not
+            assert f"max-age={30 * 24 * 3600}" in answer.headers["set-cookie"].lower()
+            pit = (await http.get("/api/pit")).json()
+            by_name = {t["name"]: t for t in pit["tables"]}
+            assert list(by_name) == ["t1", "t2", "t3"]
+            t1 = daemons["t1"].table
+            assert (by_name["t1"]["pack"], by_name["t1"]["turn"]) == (2, t1.pack.turn)
+            assert by_name["t1"]["online"] is True
+            assert [p["pack"] for p in by_name["t1"]["packs"]] == [1, 2]
+            assert by_name["t1"]["bank"] == sum(p["result"] for p in by_name["t1"]["packs"])
+            assert by_name["t3"]["alarms"] == [{"kind": "noread", "text": "the reader saw no card"}]
+            assert by_name["t2"]["console"] == "http://10.0.0.22:8077/"
+            assert by_name["t1"]["console"] == "http://t1.local:8077/"
+            assert pit["alarms"] == 1
+            results = {p["name"]: p["result"] for p in pit["players"]}
+            expected: dict[str, int] = {}
+            for daemon in daemons.values():
+                for name, balance in daemon.table.balances.items():
+                    expected[name] = expected.get(name, 0) + balance
+            assert results == expected
+            bob = next(p for p in pit["players"] if p["name"] == "Bob")
+            assert {t["table"] for t in bob["tables"]} == {"t1", "t2"}
+            bearer = {"Authorization": f"Bearer {TOKEN}"}
+            export = await httpx.AsyncClient().get(
+                f"http://127.0.0.1:{port}/api/tables/t2/export", headers=bearer
+            )
+            assert export.text == journal_export(tmp_path / "t2" / "journal.sqlite3")
+            missing = await http.get("/api/tables/t9/export")
+            assert missing.status_code == 404
+            # The page draws with the console's renderer: the very file, as a module.
+            renderer = await http.get("/dom.js")
+            assert renderer.headers["content-type"].startswith("text/javascript")
+            assert renderer.text == (ROOT / "faro_pi/console/page/dom.js").read_text()
+
+    asyncio.run(scenario())
 
 
 async def test_the_floor_page_in_chromium_is_live_within_a_second_of_a_card(tmp_path, broker):
@@ -621,8 +615,6 @@ async def test_the_floor_page_in_chromium_is_live_within_a_second_of_a_card(tmp_
         finally:
             await browser.close()
 
-
-# -- end to end: three tables in processes of their own, a broker that dies ------------------
 
 ROOT = Path(__file__).parent.parent
 CONSOLE_TOKEN = "the-lookout-at-table"
@@ -739,8 +731,6 @@ async def test_three_tables_copied_whole_through_broker_restarts_and_a_kill_9(tm
     assert any("the floor asked for the rows from" in text for text in logs.values())
 
 
-# -- the floor's unit ---------------------------------------------------------------------
-
 FLOOR_UNIT = ROOT / "systemd" / "faro-pi-floor.service"
 
 
@@ -782,9 +772,6 @@ def load_floor_config_text(text: str):
         return load_floor_config(path)
 
 
-# -- faro-pi doctor's line ------------------------------------------------------------------
-
-
 def test_the_doctors_line_says_whether_the_broker_takes_the_table(tmp_path, broker):
     from faro_pi.doctor.broker import broker_check
 
@@ -802,9 +789,6 @@ def test_the_doctors_line_says_whether_the_broker_takes_the_table(tmp_path, brok
     assert down.ok is False and "running" in down.fix
     nowhere = check(url="mqtt://no-such-host.invalid")
     assert nowhere.ok is False and "floor.broker" in nowhere.fix
-
-
-# -- deal integrity on the floor ------------------------------------------------------------
 
 
 def test_the_floor_reports_each_complete_packs_integrity_and_keeps_it(tmp_path):
@@ -831,9 +815,6 @@ def test_the_floor_reports_each_complete_packs_integrity_and_keeps_it(tmp_path):
     copy.close()
     again = TableView("t1", Copy(copy_path(tmp_path, "t1")))
     assert again.integrity == view.integrity
-
-
-# -- the command line -----------------------------------------------------------------------
 
 
 def test_faro_pi_floor_export_prints_the_copy_and_says_what_is_missing(tmp_path, capsys):

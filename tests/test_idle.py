@@ -30,7 +30,7 @@ TASKS = Path("/proc/self/task")
 pytestmark = pytest.mark.skipif(not TASKS.is_dir(), reason="needs Linux's /proc/self/task")
 
 LEDS = LedsConfig("74hc595-spi", 10, 11, 8, 18, 0.5)
-BUTTONS = ButtonsConfig(17, 27, 22, 0.03, 1.5)
+BUTTONS = ButtonsConfig(17, 27, 22, 0.03, 1.5, 3.0)
 DISPLAY = DisplayConfig(driver="ssd1306", i2c_port=1, i2c_address=0x3C, rotate=0)
 
 

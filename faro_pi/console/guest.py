@@ -80,6 +80,8 @@ class Door(ServerState):
         """Connections let in and not yet gone or shown out."""
         self.idle: dict[Connection, None] = {}
         """Held connections without a request under way, the longest waiting first."""
+        self.peers: dict[tuple, Connection] = {}
+        """Held connections by their client's address and port (an ASGI scope's ``client``)."""
         self._emptied: asyncio.Event | None = None
 
     def let_in(self, newcomer: Connection) -> bool:
@@ -92,11 +94,25 @@ class Door(ServerState):
             self.left(oldest)
             oldest.transport.close()
         self.held.add(newcomer)
+        if newcomer.client is not None:
+            self.peers[tuple(newcomer.client)] = newcomer
         return True
 
     def left(self, connection: Connection) -> None:
         self.held.discard(connection)
         self.idle.pop(connection, None)
+        if connection.client is not None:
+            peer = tuple(connection.client)
+            if self.peers.get(peer) is connection:
+                del self.peers[peer]
+
+    def hang_up(self, peer) -> None:
+        """Ends the connection of the client at ``peer`` (address, port), if still held, at
+        once: what it has not read is thrown away (a close would wait for it to read)."""
+        connection = self.peers.get(tuple(peer)) if peer is not None else None
+        if connection is not None:
+            self.left(connection)
+            connection.transport.abort()
 
     def lost(self) -> None:
         """A connection is gone (from uvicorn's ``connections`` too)."""

@@ -31,7 +31,7 @@ from faro_pi.game.profile import DEFAULT_PROFILE, MAX_WEIGHT, PROFILES, options_
 
 MIN_SEATS, MAX_SEATS = 2, 10
 """A session seats the banker and at least one player, and at most ten."""
-ALARM_KINDS = ("refused", "noread", "gap", "lost", "noise", "integrity")
+ALARM_KINDS = ("refused", "noread", "gap", "lost", "noise", "integrity", "console")
 
 
 class _Domain(type):

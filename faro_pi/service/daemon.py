@@ -74,6 +74,9 @@ class Daemon:
         """Draws the first banker when a session names none (the shell's only randomness)."""
         self._untold: deque[Event] = deque()
         """Applied events whose log line and watchers are still to come, oldest first."""
+        self.pairing: Callable[[], None] | None = None
+        """What new pack held down asks for (the console's pairing code on the OLED): set
+        by the composition root when there are both."""
 
     # -- the one path of change -------------------------------------------------
 
@@ -296,6 +299,11 @@ class Daemon:
         elif what == "void":
             last = table.pack.exposed[-1] if table.pack.exposed else None
             self.submit(Void(last))
+        elif what == "pair":
+            if self.pairing is not None:
+                self.pairing()
+            else:
+                log.info("pair: no console and display to pair a phone with")
         elif what == "undo":
             if table.alarms:
                 self.submit(Clear())

@@ -9,7 +9,10 @@ an object that look like numbers.
 
 from __future__ import annotations
 
+import hashlib
+import os
 from fractions import Fraction
+from pathlib import Path
 from typing import Any
 
 from faro_pi.game.cards import RANKS, rank_name
@@ -27,6 +30,14 @@ FELT: dict[str, Any] = {
     "seven": rank_name(SEVEN),
 }
 """Where each rank lies, left to right as the dealer sees it, so the page draws the one layout."""
+
+
+def journal_id(path: Path) -> str:
+    """The table's name for the journal at ``path``, as the console's state carries it: the
+    command line compares it with the journal its config names, so that it never prints
+    (or changes) another table that took the port. A digest, so that the state does not
+    tell the machine's folders."""
+    return hashlib.sha256(os.path.realpath(path).encode()).hexdigest()[:16]
 
 
 def entries(table: Table) -> str:
