@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: test test-deps browser golden sim bench lint format clean install uninstall hardware
+.PHONY: test test-deps old-pillow browser golden sim bench lint format clean install uninstall hardware
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -13,22 +13,40 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	touch $@
 
+# apt-get, waiting up to 10 minutes for another apt to let go of its lock (a fresh
+# machine's unattended upgrades start with it): install through DPkg::Lock::Timeout;
+# update, whose lists lock has no timeout, is tried again while a lock is what stops it.
+APT_GET := DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600
+APT_LOCK_PAUSE ?= 5
+APT_UPDATE := ( for try in $$(seq 120); do \
+		out=$$($(APT_GET) update -qq 2>&1) && exit 0; \
+		case $$out in *lock*) echo "apt-get update: waiting for the apt lock" >&2; \
+			sleep $(APT_LOCK_PAUSE); continue ;; esac; \
+		printf '%s\n' "$$out" >&2; exit 1; \
+	done; echo "apt-get update: the apt lock was held for 10 minutes" >&2; exit 1 )
+
 # systemd-analyze (Debian's systemd package) rates the service unit in
 # tests/test_deployment.py, and Debian's mosquitto is the broker of tests/test_floor.py;
 # installed here when missing.
 test-deps:
 	@command -v systemd-analyze >/dev/null 2>&1 || { \
-		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends systemd; }
+		$(APT_UPDATE) && $(APT_GET) install -y -qq --no-install-recommends systemd; }
 	@test -x /usr/sbin/mosquitto || { \
-		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends mosquitto; }
+		$(APT_UPDATE) && $(APT_GET) install -y -qq --no-install-recommends mosquitto; }
+
+# tests/test_old_pillow.py draws the OLED and runs the simulator on older Pillows too
+# (Bookworm's 9.4 and the dependencies' floor): wheels from PyPI, kept in the virtualenv.
+old-pillow: $(STAMP)
+	$(BIN)/python -m tests.old_pillow
 
 # The page's tests drive Debian's Chromium (never a downloaded browser); without it they skip.
 browser:
-	@test -x /usr/bin/chromium || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; } \
+	@test -x /usr/bin/chromium || { $(APT_UPDATE) && $(APT_GET) install -y -qq chromium; } \
 		|| echo "chromium could not be installed: the page's tests will be skipped"
 
-test: $(STAMP) test-deps browser
-	$(BIN)/python -m pytest -q
+# One worker per core (pytest-xdist): each test has its own folder, ports and broker.
+test: $(STAMP) test-deps old-pillow browser
+	$(BIN)/python -m pytest -q -n auto
 
 # Rewrites the golden pictures on purpose: the OLED screens and the page's screenshots.
 golden: $(STAMP) browser

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import atexit
+import gc
 import json
 import logging
 import os
@@ -48,21 +49,35 @@ def config_path(environ: Mapping[str, str] = os.environ, installed: Path = INSTA
     return str(installed)
 
 
-def _find_config(args: argparse.Namespace) -> bool:
+def _speed(text: str) -> float:
+    """``sim --speed``: how many times a calm dealer's pace, or 0 for no pauses at all."""
+    try:
+        speed = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not 0 <= speed < float("inf"):
+        raise argparse.ArgumentTypeError(
+            f"{text} is no pace: 0 deals as fast as it can, 1 at a calm dealer's pace, 2 twice"
+            " as fast"
+        )
+    return speed
+
+
+def _find_config(args: argparse.Namespace, installed: Path) -> bool:
     """Fills in a left-out ``--config``; False after printing one line on why there is none."""
     if not hasattr(args, "config") or getattr(args, "url", None):
         return True
     if args.config is None:
-        args.config = config_path()
+        args.config = config_path(installed=installed)
     if args.config is None:
         url = " (or --url and --token)" if hasattr(args, "url") else ""
         print(
             f"faro-pi: no config: give --config FILE{url}, set {CONFIG_VARIABLE}, "
-            f"or install one at {INSTALLED_CONFIG} (sudo make install)",
+            f"or install one at {installed} (sudo make install)",
             file=sys.stderr,
         )
         return False
-    if Path(args.config).parent == INSTALLED_CONFIG.parent and _denied(args.config):
+    if Path(args.config).parent == installed.parent and _denied(args.config):
         print(
             f"faro-pi: {args.config}: permission denied: {client.JOIN_THE_GROUP}", file=sys.stderr
         )
@@ -157,7 +172,12 @@ def _run(args: argparse.Namespace) -> int:
     _logging(args.verbose or config.log.verbose)
     from faro_pi.table import run  # gpiozero, after $LG_WD is set; ~0.4 s the others skip
 
-    return run(config)
+    status = run(config)
+    # Everything is closed and committed. The interpreter's collection of every object
+    # at exit is for nothing (the process's memory goes back whole) and costs a Pi a good
+    # part of SIGTERM's time to exit: the objects are frozen out of it.
+    gc.freeze()
+    return status
 
 
 def _export(args: argparse.Namespace) -> int:
@@ -243,7 +263,7 @@ def parser() -> argparse.ArgumentParser:
     sim.add_argument("--scenario", metavar="FILE", help="JSON lines to play (default: the demo)")
     sim.add_argument("--out", default="sim-out", help="output folder (default sim-out)")
     sim.add_argument(
-        "--speed", type=float, default=1.0, help="1 deals at a calm pace, 0 as fast as it can"
+        "--speed", type=_speed, default=1.0, help="1 deals at a calm pace, 0 as fast as it can"
     )
     sim.add_argument("--seed", type=int, default=7, help="the demo's shuffle (default 7)")
     sim.add_argument("--packs", type=int, default=1, help="packs the demo deals (default 1)")
@@ -256,6 +276,12 @@ def parser() -> argparse.ArgumentParser:
         default=DEFAULT_PROFILE,
         help="the house rules the demo plays (default teaching)",
     )
+    sim.add_argument(
+        "--console",
+        action="store_true",
+        help="serve the lookout's page too, and keep the table up after the scenario until Ctrl-C",
+    )
+    sim.add_argument("--port", type=int, help="the page's port with --console (default 8077)")
     sim.set_defaults(run=_sim)
 
     doctor = commands.add_parser(
@@ -290,9 +316,10 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
     return args
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None, *, installed: Path = INSTALLED_CONFIG) -> int:
+    """The ``faro-pi`` command; ``installed`` is where the config is looked for last."""
     args = _parse(argv)
-    if not _find_config(args):
+    if not _find_config(args, installed):
         return 2
     try:
         return args.run(args)

@@ -18,9 +18,11 @@ import signal
 from collections.abc import Callable, Mapping
 
 from faro_pi.config import Config
+from faro_pi.console.login import PAIRING
 from faro_pi.devices.buttons import ShoeButtons
 from faro_pi.devices.case_keeper import CaseKeeper
 from faro_pi.devices.pins import chosen_factory, kernel_chip, opens_spi
+from faro_pi.devices.pwm import PWM_ROOT
 from faro_pi.devices.shift_registers import ShiftRegisters
 from faro_pi.exc import FaroError
 from faro_pi.service.daemon import Daemon
@@ -56,6 +58,8 @@ async def serve(
         closing.callback(daemon.quieten)
         log.info("journal %s: %d events, %s", journal.path, journal.count(), daemon.status())
         port = _shoe(config, daemon, closing)
+        # the kernel's PWM for the case keeper's OE on the Pi's own pins, never simulated ones
+        real_pins = factory is None and config.gpio.pin_factory != "mock"
         if factory is None:
             factory = chosen_factory(config.gpio.pin_factory)
         buttons = ShoeButtons(
@@ -65,12 +69,13 @@ async def serve(
             chip=kernel_chip(factory),
         )
         closing.callback(buttons.close)
-        for output in _outputs(config, factory, display_bus):
+        for output in _outputs(config, factory, display_bus, real_pins):
             closing.callback(output.close)
             daemon.outputs.append(output)
             daemon.watchers.append(output.show)
             output.show(daemon.table, None)
-        await _lookout_and_floor(config, daemon, closing)
+        console = await _lookout_and_floor(config, daemon, closing)
+        _pairing(daemon, console)
         port.start()
         closing.push_async_callback(port.close)
         for signum in (signal.SIGTERM, signal.SIGINT):
@@ -104,10 +109,10 @@ def _shoe(config: Config, daemon: Daemon, closing: contextlib.AsyncExitStack):
     return port
 
 
-async def _lookout_and_floor(
-    config: Config, daemon: Daemon, closing: contextlib.AsyncExitStack
-) -> None:
-    """The lookout's console and the floor's publisher, each when the configuration asks."""
+async def _lookout_and_floor(config: Config, daemon: Daemon, closing: contextlib.AsyncExitStack):
+    """The lookout's console and the floor's publisher, each when the configuration asks;
+    returns the console, or None."""
+    console = None
     if config.console.enabled:
         try:
             from faro_pi.console.server import open_console  # Starlette, uvicorn: ~0.1 s
@@ -123,15 +128,32 @@ async def _lookout_and_floor(
         from faro_pi.floor.publisher import Publisher  # aiomqtt and paho, only on a floor
 
         closing.push_async_callback(Publisher.start(daemon, config).close)
+    return console
 
 
-def _outputs(config: Config, factory, display_bus) -> list:
+def _pairing(daemon: Daemon, console) -> None:
+    """New pack held down shows the console's pairing link on the OLED, until it is used."""
+    display = next((o for o in daemon.outputs if hasattr(o, "pair")), None)  # the OLED
+    if console is None or display is None:
+        return
+    console.login.paired = display.unpair
+
+    def pair() -> None:
+        display.pair(console.pair(), PAIRING)
+        log.info("pair: the OLED shows a pairing code for %.0f s, good once", PAIRING)
+
+    daemon.pairing = pair
+
+
+def _outputs(config: Config, factory, display_bus, real_pins: bool = False) -> list:
     """The table's outputs that the configuration asks for; each is a watcher with close()."""
     outputs = []
     if config.leds.driver != "none":
         # the same edges on the pins, where the factory has no SPI to send them through
         chain = None if opens_spi(factory) else ShiftRegisters
-        outputs.append(CaseKeeper(config.leds, factory, chain=chain))
+        outputs.append(
+            CaseKeeper(config.leds, factory, chain=chain, pwm_root=PWM_ROOT if real_pins else None)
+        )
     if config.display.driver != "none":
         from faro_pi.devices.oled.display import TableDisplay  # luma and PIL: ~0.2 s
 

@@ -14,6 +14,7 @@ COMMAND=/usr/local/bin/faro-pi
 VENV=$DESTDIR$PREFIX
 # The line above the settings install.sh puts in the Pi's boot config (config.txt).
 BOOT_MARK="# faro-pi (hardware/install.sh): the display's I²C, the case keeper's SPI"
+PWM_MARK="# faro-pi (hardware/install.sh): the case keeper's OE on the Pi's PWM"
 
 say() { printf '%s\n' "$*"; }
 
@@ -25,5 +26,25 @@ system() {
     else
         say "+ $*"
         "$@"
+    fi
+}
+
+# A step of the start or the removal (udevadm, systemctl), run through
+# system(); one that fails is kept for not_done() to tell, and the script goes on.
+failed_steps=""
+step() {
+    system "$@" || failed_steps="$failed_steps
+  sudo $*"
+}
+
+# What step() could not do, and how to do it; an error (status 1) where systemd
+# runs, for then a failed step is the table's and not the place's.
+not_done() {
+    [ -n "$failed_steps" ] || return 0
+    say ""
+    say "NOT DONE: these failed (no udev or systemd running here: a container or a chroot?)."
+    say "Everything else is done. On the running Pi, do them then:$failed_steps"
+    if [ -d /run/systemd/system ]; then
+        exit 1
     fi
 }

@@ -2,7 +2,8 @@
 # Installs faro-pi as a service on Raspberry Pi OS (Bookworm or Trixie, 32 or
 # 64-bit). Run from the repository as root: `sudo make install`.
 #
-#   /opt/faro-pi/                 a virtualenv with faro-pi and its Pi extras
+#   /opt/faro-pi/                 a virtualenv with faro-pi and its Pi extras,
+#                                 README.md and docs/ (the units' Documentation=)
 #   /usr/local/bin/faro-pi        a link to its command, for every login
 #   /etc/faro-pi/config.toml      the table's config (never overwritten),
 #                                 0640 root:faro-pi: the group faro-pi reads it
@@ -120,8 +121,16 @@ fi
 # and the Zero 2 W, where PyPI's lgpio needs swig and a system liblgpio to
 # build and RPi.GPIO needs a compiler and does not work on a Pi 5. Pillow
 # likewise, for the display on 32-bit systems.
+#
+# On the 32-bit OS (armhf) PyPI has no wheel of msgspec (the journal's and the
+# events' encoding): pip builds it from its sources, with a C compiler and
+# Python's headers, taken here; a few minutes on a Pi Zero 2 W, once per upgrade
+# of msgspec. The 64-bit OS needs neither.
 if [ -z "${FARO_PI_NO_APT:-}" ] && command -v apt-get >/dev/null 2>&1; then
     packages="python3-venv python3-pil"
+    if [ "$(dpkg --print-architecture 2>/dev/null)" = armhf ]; then
+        packages="$packages gcc libc6-dev python3-dev"
+    fi
     if apt-cache show python3-lgpio >/dev/null 2>&1; then
         packages="$packages python3-lgpio"
     else
@@ -152,17 +161,29 @@ done
 present_groups=${present_groups# }
 
 # -- the virtualenv --------------------------------------------------------------
+# pip builds a project in the folder it is given and leaves build/ and
+# faro_pi.egg-info/ there, root's under sudo, which the checkout's owner then
+# cannot update (make test, make sim): it builds from a copy of the sources.
+unit_tmp=""
+sources=""
+trap 'rm -rf "$unit_tmp" "$sources"' EXIT
 if [ -n "${FARO_PI_SKIP_VENV:-}" ]; then
     say "skipped (FARO_PI_SKIP_VENV): $PYTHON -m venv --system-site-packages $VENV"
-    say "skipped (FARO_PI_SKIP_VENV): $VENV/bin/python -m pip install --upgrade '$SRC[pi]'"
+    say "skipped (FARO_PI_SKIP_VENV): $VENV/bin/python -m pip install --upgrade" \
+        "'COPY[pi]' (COPY: a copy of $SRC)"
 else
+    sources=$(mktemp -d)
+    cp -R "$SRC/pyproject.toml" "$SRC/README.md" "$SRC/faro_pi" "$sources/"
+    find "$sources" -name __pycache__ -prune -exec rm -rf {} +
     say "+ $PYTHON -m venv --system-site-packages $VENV"
     "$PYTHON" -m venv --system-site-packages "$VENV"
-    say "+ $VENV/bin/python -m pip install --upgrade '$SRC[pi]'"
-    "$VENV/bin/python" -m pip install --upgrade "$SRC[pi]"
+    say "+ $VENV/bin/python -m pip install --upgrade '$sources[pi]' (a copy of $SRC)"
+    "$VENV/bin/python" -m pip install --upgrade "$sources[pi]"
 fi
-install -d -m 0755 "$VENV"
+install -d -m 0755 "$VENV" "$VENV/docs"
 install -m 0644 "$SRC/README.md" "$VENV/README.md"
+# the units' Documentation= (README.md, docs/floor.md) and the README's links into docs/
+install -m 0644 "$SRC"/docs/*.md "$VENV/docs/"
 
 # -- the command on every login's PATH: a link, never over a file of someone else's --
 install -d -m 0755 "$DESTDIR$(dirname "$COMMAND")"
@@ -194,7 +215,6 @@ fi
 # -- the unit and the udev rule ----------------------------------------------------
 install -d -m 0755 "$DESTDIR$(dirname "$UNIT")" "$DESTDIR$(dirname "$RULE")"
 unit_tmp=$(mktemp)
-trap 'rm -f "$unit_tmp"' EXIT
 sed -e "s|/opt/faro-pi|$PREFIX|g" \
     -e "s|^SupplementaryGroups=.*|SupplementaryGroups=$present_groups|" \
     "$SRC/systemd/faro-pi.service" >"$unit_tmp"
@@ -244,6 +264,42 @@ EOF
     *-spi) [ -e /dev/spidev0.0 ] || reboot_needed=yes ;;
     esac
 fi
+# -- the boot config: OE on the Pi's PWM --------------------------------------
+# The case keeper's OE (leds.enable, GPIO 18 by default) dims by PWM. On GPIO 12,
+# 13, 18 and 19 the pwm overlay gives the pin to the Pi's PWM hardware, which
+# the daemon sets through /sys/class/pwm: nothing wakes to dim it (software PWM
+# wakes the Pi 800 times a second). Appended under [all]: a dtparam after a
+# dtoverlay line would be that overlay's parameter.
+leds_enable=$(toml_value leds enable "$DESTDIR$CONFIG")
+[ -n "$leds_enable" ] || leds_enable=$(toml_value leds enable "$SRC/faro_pi/config.example.toml")
+pwm_overlay=""
+case $leds_driver:$leds_enable in
+none:* | *:false) ;;
+*:12 | *:13) pwm_overlay="dtoverlay=pwm,pin=$leds_enable,func=4" ;;
+*:18 | *:19) pwm_overlay="dtoverlay=pwm,pin=$leds_enable,func=2" ;;
+*) say "note: leds.enable = $leds_enable has no hardware PWM: dimmed, it wakes the Pi" \
+    "800 times a second (GPIO 12, 13, 18 and 19 dim in hardware)" ;;
+esac
+if [ -n "$pwm_overlay" ]; then
+    if [ -z "$boot_config" ]; then
+        say "no boot config: for the case keeper's OE on the Pi's PWM, set $pwm_overlay"
+    elif grep -qx "[[:space:]]*$pwm_overlay[[:space:]]*" "$DESTDIR$boot_config"; then
+        say "ok: $pwm_overlay in $boot_config"
+    elif grep -Eq "^[[:space:]]*dtoverlay=pwm(-2chan)?([,[:space:]]|$)" "$DESTDIR$boot_config"; then
+        say "left the pwm overlay of $boot_config as it is: for OE on GPIO$leds_enable it" \
+            "takes $pwm_overlay"
+    else
+        printf '\n[all]\n%s\n%s\n' "$PWM_MARK" "$pwm_overlay" >>"$DESTDIR$boot_config"
+        say "set $pwm_overlay in $boot_config"
+        reboot_needed=yes
+    fi
+    if [ -n "$boot_config" ] &&
+        grep -Eq "^[[:space:]]*dtparam=([^#]*,)?audio=on" "$DESTDIR$boot_config"; then
+        say "note: dtparam=audio=on in $boot_config: the headphone jack's analogue audio" \
+            "shares the Pi's PWM; if the LEDs flicker while it plays, set dtparam=audio=off"
+    fi
+fi
+
 case $leds_driver in
 *-spi | none) ;;
 *)
@@ -257,12 +313,14 @@ case $leds_driver in
 esac
 
 # -- start ---------------------------------------------------------------------------
-system udevadm control --reload
-system udevadm trigger --subsystem-match=tty --action=add
-system systemctl daemon-reload
-system systemctl enable faro-pi
+# In a container or a chroot (an image being built) udev and systemd are not
+# running: each step that fails is said at the end, and the rest is done.
+step udevadm control --reload
+step udevadm trigger --subsystem-match=tty --action=add
+step systemctl daemon-reload
+step systemctl enable faro-pi
 # restart, not start: an upgrade takes effect at once.
-system systemctl restart faro-pi
+step systemctl restart faro-pi
 
 say ""
 say "faro-pi is installed in $PREFIX. Check the table with:"
@@ -273,5 +331,6 @@ say "Let a lookout's login use faro-pi (status, bet, ...) with the config and th
 say "console's token: add it to the group $SERVICE_USER, then log in again:"
 say "  sudo usermod -aG $SERVICE_USER ${SUDO_USER:-LOGIN}"
 if [ -n "$reboot_needed" ]; then
-    say "Then reboot, so that I²C and SPI are as the boot config now says: sudo reboot"
+    say "Then reboot, so that I²C, SPI and the PWM are as the boot config now says: sudo reboot"
 fi
+not_done

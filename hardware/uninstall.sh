@@ -20,17 +20,17 @@ if [ -z "$DESTDIR" ] && [ "$(id -u)" -ne 0 ]; then
 fi
 
 if [ -e "$DESTDIR$UNIT" ]; then
-    system systemctl disable --now faro-pi
+    step systemctl disable --now faro-pi
     rm -f "$DESTDIR$UNIT"
     say "removed $DESTDIR$UNIT"
 fi
-system systemctl daemon-reload
+step systemctl daemon-reload
 
 if [ -e "$DESTDIR$RULE" ]; then
     rm -f "$DESTDIR$RULE"
     say "removed $DESTDIR$RULE"
 fi
-system udevadm control --reload
+step udevadm control --reload
 
 # Only the link install.sh made, to this PREFIX's command.
 if [ -L "$DESTDIR$COMMAND" ] && [ "$(readlink "$DESTDIR$COMMAND")" = "$PREFIX/bin/faro-pi" ]; then
@@ -57,8 +57,8 @@ if [ -e "$DESTDIR$CONFIG" ]; then
 fi
 
 for boot_config in /boot/firmware/config.txt /boot/config.txt; do
-    if [ -f "$DESTDIR$boot_config" ] && grep -qxF "$BOOT_MARK" "$DESTDIR$boot_config"; then
-        say "kept the I²C and SPI settings in $DESTDIR$boot_config (under '# faro-pi'):" \
+    if [ -f "$DESTDIR$boot_config" ] && grep -qxF -e "$BOOT_MARK" -e "$PWM_MARK" "$DESTDIR$boot_config"; then
+        say "kept the I²C, SPI and PWM settings in $DESTDIR$boot_config (under '# faro-pi'):" \
             "take them out by hand if nothing else uses them"
     fi
 done
@@ -67,3 +67,4 @@ if [ -e "$DESTDIR$STATE_DIR" ]; then
     say "kept the journal in $DESTDIR$STATE_DIR"
 fi
 say "kept the faro-pi user (it owns the journal); 'sudo userdel faro-pi' removes it"
+not_done

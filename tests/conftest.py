@@ -58,21 +58,56 @@ def write_config(folder: Path, protocol: str = "fsp1", heartbeat_timeout: float 
     return path
 
 
-async def until(daemon: Daemon, predicate, timeout: float = 10.0) -> None:
-    """Waits for the table to satisfy ``predicate``, woken by every change (no polling)."""
+@pytest.fixture(scope="session")
+def anyio_backend():
+    """Every ``async def test_`` runs on asyncio (anyio's plugin would try trio too)."""
+    return "asyncio"
+
+
+class CountingLoop(asyncio.SelectorEventLoop):
+    """An event loop that keeps the callback of every timer scheduled on it."""
+
+    def __init__(self):
+        super().__init__()
+        self.timers: list = []
+
+    def call_at(self, when, callback, *args, context=None):
+        self.timers.append(callback)
+        return super().call_at(when, callback, *args, context=context)
+
+
+COUNTING = ("asyncio", {"loop_factory": CountingLoop})
+"""The backend of a test that counts the timers set on its loop: parametrize
+``anyio_backend`` with it, and read ``asyncio.get_running_loop().timers``."""
+
+
+async def until(watched, predicate, timeout: float = 10.0) -> None:
+    """Waits for ``predicate`` to hold, woken by every change ``watched`` tells (no polling).
+
+    ``watched`` is a daemon, and ``predicate`` is given its table; or anything that calls
+    its ``watchers`` on each change, from any thread, or a tuple of them, and ``predicate``
+    is given nothing.
+    """
+    loop = asyncio.get_running_loop()
     changed = asyncio.Event()
+    sources = watched if isinstance(watched, tuple) else (watched,)
 
-    def watcher(table, event):
-        changed.set()
+    def watcher(*_):
+        loop.call_soon_threadsafe(changed.set)
 
-    daemon.watchers.append(watcher)
+    def holds():
+        return predicate(watched.table) if isinstance(watched, Daemon) else predicate()
+
+    for source in sources:
+        source.watchers.append(watcher)
     try:
         async with asyncio.timeout(timeout):
-            while not predicate(daemon.table):
+            while not holds():
                 changed.clear()
                 await changed.wait()
     finally:
-        daemon.watchers.remove(watcher)
+        for source in sources:
+            source.watchers.remove(watcher)
 
 
 @contextlib.asynccontextmanager
@@ -124,5 +159,19 @@ class NotifySocket:
             if line in message.splitlines():
                 return seen
 
+    async def awaited(self, line: str, timeout: float = 10.0) -> list[str]:
+        """:meth:`wait_for` on the running loop, which goes on running meanwhile."""
+        loop = asyncio.get_running_loop()
+        self.sock.setblocking(False)
+        seen = []
+        async with asyncio.timeout(timeout):
+            while True:
+                message = (await loop.sock_recv(self.sock, 4096)).decode()
+                seen.append(message)
+                if line in message.splitlines():
+                    return seen
+
     def close(self):
         self.sock.close()
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(self.path)

@@ -67,22 +67,6 @@ LAYERS: tuple[tuple[str, ...], ...] = (
 ``docs/architecture.md`` draws them: each imports only from the layers below its own,
 never from one above, nor from the one beside it in its layer."""
 
-CIRCLES_BEING_BROKEN: tuple[frozenset[str], ...] = (
-    frozenset(
-        {
-            "faro_pi.game.calls",
-            "faro_pi.game.rules",
-            "faro_pi.game.seats",
-            "faro_pi.game.settle",
-            "faro_pi.game.state",
-        }
-    ),
-)
-"""The two circles left: the hash chain inside ``service/verify.py`` (its split into a
-leaf ``service/chain.py`` breaks the first) and ``game/settle.py``'s plain values that
-``game/state.py`` holds (their move into ``state.py`` breaks the second). Once one is
-broken, its line here goes too: a test fails until it does."""
-
 
 class Import(NamedTuple):
     module: str
@@ -288,7 +272,7 @@ def test_no_module_imports_itself_round_a_circle():
     """A circle means neither module can be read, tested or replaced without the other;
     imports only for type checking count, as they say the same dependency."""
     graph = import_graph()
-    new = [circle for circle in circles(graph) if circle not in CIRCLES_BEING_BROKEN]
+    new = circles(graph)
     assert not new, "import circles:\n  " + "\n  ".join(
         " <-> ".join(sorted(circle))
         + ":\n    "
@@ -305,13 +289,6 @@ def test_no_module_imports_itself_round_a_circle():
         )
         for circle in new
     )
-
-
-def test_the_circles_being_broken_are_still_there():
-    """A circle that is gone leaves CIRCLES_BEING_BROKEN, so none can come back unseen."""
-    found = circles(import_graph())
-    gone = [sorted(circle) for circle in CIRCLES_BEING_BROKEN if circle not in found]
-    assert not gone, f"no longer a circle, remove it from CIRCLES_BEING_BROKEN: {gone}"
 
 
 def test_the_circle_finder_finds_circles_and_only_them():

@@ -43,7 +43,9 @@ class Heard:
 def shoe():
     factory = MockFactory()
     heard = Heard()
-    config = ButtonsConfig(signal=17, undo=27, new_pack=22, bounce=0, undo_hold=HOLD)
+    config = ButtonsConfig(
+        signal=17, undo=27, new_pack=22, bounce=0, undo_hold=HOLD, pair_hold=2 * HOLD
+    )
     buttons = ShoeButtons(config, heard, factory)
     yield factory, heard
     buttons.close()
@@ -56,6 +58,8 @@ def test_signal_and_new_pack_say_so_when_pressed(shoe):
         factory.pin(pin).drive_low()
         factory.pin(pin).drive_high()
     assert heard.words == ["signal", "new_pack"]
+    time.sleep(4 * HOLD)
+    assert heard.words == ["signal", "new_pack"]  # released before its hold
 
 
 def test_a_short_press_of_undo_is_undo_on_release(shoe):
@@ -84,6 +88,17 @@ def test_each_hold_voids_once(shoe):
         heard.wait_for(len(heard.words) + 1)
         factory.pin(27).drive_high()
     assert heard.words == ["void", "void"]
+
+
+def test_new_pack_held_asks_for_the_pairing_code_after_its_press(shoe):
+    factory, heard = shoe
+    factory.pin(22).drive_low()
+    assert heard.wait_for(2) == ["new_pack", "pair"]  # the press is a new pack as ever
+    factory.pin(22).drive_high()
+    factory.pin(22).drive_low()
+    factory.pin(22).drive_high()  # a short press: a new pack, no code
+    time.sleep(4 * HOLD)
+    assert heard.words == ["new_pack", "pair", "new_pack"]
 
 
 # -- on a Pi: the lines straight from the kernel ------------------------------------------
@@ -141,7 +156,9 @@ def kernel_shoe():
 
     factory = MockFactory()
     heard = Heard()
-    config = ButtonsConfig(signal=17, undo=27, new_pack=22, bounce=0.03, undo_hold=HOLD)
+    config = ButtonsConfig(
+        signal=17, undo=27, new_pack=22, bounce=0.03, undo_hold=HOLD, pair_hold=3.0
+    )
     shoe = ShoeButtons(config, heard, factory, chip=PipeChip(request_lines))
     yield shoe, (lambda *events: os.write(write, b"".join(events))), heard, asked
     shoe.close()
@@ -185,7 +202,9 @@ def test_a_chip_that_refuses_the_lines_leaves_them_to_gpiozero(caplog):
 
     factory = MockFactory()
     heard = Heard()
-    config = ButtonsConfig(signal=17, undo=27, new_pack=22, bounce=0, undo_hold=HOLD)
+    config = ButtonsConfig(
+        signal=17, undo=27, new_pack=22, bounce=0, undo_hold=HOLD, pair_hold=2 * HOLD
+    )
     with caplog.at_level(logging.WARNING, logger="faro_pi"):
         shoe = ShoeButtons(config, heard, factory, chip=PipeChip(busy))
     try:

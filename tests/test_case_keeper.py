@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import heapq
 import itertools
 import logging
 import random
@@ -380,12 +381,12 @@ def test_a_signal_is_data():
 
 
 @BOTH
-def test_the_leds_stay_blank_until_the_first_latch(leds):
+async def test_the_leds_stay_blank_until_the_first_latch(leds):
     with keeper_on(leds) as (keeper, chain, factory):
         assert chain.latches == 0
         assert chain.brightness == 0
         assert factory.pin(18).state  # OE high
-        asyncio.run(_show_once(keeper, Table()))
+        await _show_once(keeper, Table())
         assert chain.latches == 1
         assert chain.brightness == 1
         assert not chain.lit_unlatched
@@ -397,247 +398,217 @@ async def _show_once(keeper, table, event=None):
 
 
 @BOTH
-def test_every_card_of_a_pack_latches_one_whole_frame(leds):
+async def test_every_card_of_a_pack_latches_one_whole_frame(leds):
     """Phase 0 only (the timers never fire): one latch per card, each a whole frame."""
 
-    async def scenario():
-        with keeper_on(leds, tick=LONG) as (keeper, chain, _):
-            table = Table()
-            keeper.show(table)
-            pack = deal(11)
-            for n, card in enumerate(pack, 1):
-                before = chain.latches
-                event = card_event(table, card)
-                keeper.show(table, event)
-                assert chain.latches == before + 1
-                case = expected(pack[:n])
-                assert keeper.steady == case
-                assert chain.latched[-1].frame == frame_at(case, keeper.signal, 0)
-                if keeper.signal.mask(0) == 0:
-                    assert chain.frame == case
-            assert all(latch.bits == CHAIN for latch in chain.latched)
-
-    asyncio.run(scenario())
+    with keeper_on(leds, tick=LONG) as (keeper, chain, _):
+        table = Table()
+        keeper.show(table)
+        pack = deal(11)
+        for n, card in enumerate(pack, 1):
+            before = chain.latches
+            event = card_event(table, card)
+            keeper.show(table, event)
+            assert chain.latches == before + 1
+            case = expected(pack[:n])
+            assert keeper.steady == case
+            assert chain.latched[-1].frame == frame_at(case, keeper.signal, 0)
+            if keeper.signal.mask(0) == 0:
+                assert chain.frame == case
+        assert all(latch.bits == CHAIN for latch in chain.latched)
 
 
 @BOTH
-def test_a_whole_pack_shows_its_case_after_every_card(leds):
+async def test_a_whole_pack_shows_its_case_after_every_card(leds):
     """The timers run: after each card the chain latches the case worked out here."""
 
-    async def scenario():
-        with keeper_on(leds) as (keeper, chain, _):
-            table = Table()
-            keeper.show(table)
-            for pack_number, seed in enumerate((1, 2), 1):
-                pack = deal(seed)
-                for n, card in enumerate(pack, 1):
-                    keeper.show(table, card_event(table, card))
-                    shown = await latched(chain, expected(pack[:n]))
-                    assert shown == grid(expected(pack[:n]))
-                await quiet(keeper)
-                assert chain.grid() == ["0" * 13] * 4
-                table.apply(Shuffle())
-                keeper.show(table, Shuffle())
-                assert chain.grid() == ["1" * 13] * 4
-                assert table.pack.number == pack_number + 1
-            frames = [latch.frame for latch in chain.latched]
-            assert all(a != b for a, b in itertools.pairwise(frames))  # a latch is a change
-            assert all(latch.bits == CHAIN for latch in chain.latched)  # each one a write
-
-    asyncio.run(scenario())
+    with keeper_on(leds) as (keeper, chain, _):
+        table = Table()
+        keeper.show(table)
+        for pack_number, seed in enumerate((1, 2), 1):
+            pack = deal(seed)
+            for n, card in enumerate(pack, 1):
+                keeper.show(table, card_event(table, card))
+                shown = await latched(chain, expected(pack[:n]))
+                assert shown == grid(expected(pack[:n]))
+            await quiet(keeper)
+            assert chain.grid() == ["0" * 13] * 4
+            table.apply(Shuffle())
+            keeper.show(table, Shuffle())
+            assert chain.grid() == ["1" * 13] * 4
+            assert table.pack.number == pack_number + 1
+        frames = [latch.frame for latch in chain.latched]
+        assert all(a != b for a, b in itertools.pairwise(frames))  # a latch is a change
+        assert all(latch.bits == CHAIN for latch in chain.latched)  # each one a write
 
 
 @BOTH
-def test_a_pair_flashes_three_times_on_the_pins(leds):
-    async def scenario():
-        with keeper_on(leds) as (keeper, chain, _):
-            table = Table()
-            pack = deal()
-            for card in pack[:2]:
-                keeper.show(table, card_event(table, card))
-            before = chain.latches
-            keeper.show(table, card_event(table, pack[2]))
-            await quiet(keeper)
-            case, pair = expected(pack[:3]), cells(pack[1:3])
-            frames = [latch.frame for latch in chain.latched[before:]]
-            assert frames == [case, case | pair] * 3 + [case]  # only the changes are latched
-            assert chain.frame == case
-
-    asyncio.run(scenario())
-
-
-def test_an_alarm_blinks_on_the_pins_until_cleared():
-    async def scenario():
-        with keeper_on() as (keeper, chain, _):
-            table = Table()
-            pack = deal()
-            for card in pack[:6]:
-                keeper.show(table, card_event(table, card))
-            alarm = Alarm("refused", "KD was already exposed", pack[1])
-            table.apply(alarm)
-            keeper.show(table, alarm)
-            case = expected(pack[:6])
-            frames = [chain.latched[-1].frame, *await latches(chain, 6)]
-            blink = case ^ column(pack[1].rank)
-            assert frames == [case, blink] * 3 + [case]
-            assert keeper.blinking
-            table.apply(Clear())
-            keeper.show(table, Clear())
-            await latched(chain, case)
-            await quiet(keeper)
-            assert chain.frame == case
-
-    asyncio.run(scenario())
-
-
-def test_the_last_three_blink_on_the_pins_and_the_hock_sweeps():
-    async def scenario():
-        with keeper_on() as (keeper, chain, _):
-            table = Table()
-            pack = deal(5)
-            for card in pack[:49]:
-                keeper.show(table, card_event(table, card))
-            left = cells(pack[49:])
-            await latched(chain, 0)  # the three go dark...
-            await latched(chain, left)  # ...and come back, again and again
-            await latched(chain, 0)
-            await latched(chain, left)
-            assert keeper.blinking
-            for card in pack[49:51]:
-                keeper.show(table, card_event(table, card))
-            before = chain.latches
-            keeper.show(table, card_event(table, pack[51]))
-            await quiet(keeper)
-            frames = [latch.frame for latch in chain.latched[before:]]
-            assert frames == [0] + [column(rank) for rank in range(1, 14)] + [0]
-
-    asyncio.run(scenario())
-
-
-def test_bets_and_locks_leave_the_leds_alone():
-    async def scenario():
-        with keeper_on(tick=LONG) as (keeper, chain, _):
-            table = Table()
-            keeper.show(table)
-            for event in (Session(("Ann", "Bob"), "Bob"), Bet("Ann", 9, 2), Lock()):
-                table.apply(event)
-                keeper.show(table, event)
-            assert chain.latches == 1
-            keeper.show(table)  # nothing has changed: nothing to latch
-            assert chain.latches == 1
-
-    asyncio.run(scenario())
-
-
-def test_the_keeper_is_an_output_settled_once_the_case_is_latched():
-    """An alarm blinks until it is cleared; the case under it is shown at once."""
-
-    async def scenario():
-        with keeper_on(tick=LONG) as (keeper, chain, _):
-            assert isinstance(keeper, Output)
-            table = Table()
-            keeper.show(table)
-            card = card_event(table, deal()[0])
-            keeper.show(table, card)
-            alarm = Alarm("noread", "passed unread")
-            table.apply(alarm)
-            keeper.show(table, alarm)
-            async with asyncio.timeout(1):
-                await keeper.settled()
-            assert keeper.blinking
-            assert chain.latched[-1].frame == steady_frame(table)
-
-    asyncio.run(scenario())
-
-
-def test_a_void_relights_the_card():
-    async def scenario():
-        with keeper_on(tick=LONG) as (keeper, chain, _):
-            table = Table()
-            pack = deal()
-            for card in pack[:4]:
-                keeper.show(table, card_event(table, card))
-            void = Void(pack[3])
-            table.apply(void)
-            keeper.show(table, void)
-            assert chain.frame == expected(pack[:3])
-            assert not keeper.blinking
-
-    asyncio.run(scenario())
-
-
-def test_a_restarted_keeper_shows_the_table_as_it_stands():
-    async def scenario():
+async def test_a_pair_flashes_three_times_on_the_pins(leds):
+    with keeper_on(leds) as (keeper, chain, _):
         table = Table()
         pack = deal()
-        for card in pack[:20]:
-            table.apply(CardDrawn(card))
-        with keeper_on() as (keeper, chain, _):
-            keeper.show(table)
-            assert chain.grid() == grid(expected(pack[:20]))
-            assert not keeper.blinking
+        for card in pack[:2]:
+            keeper.show(table, card_event(table, card))
+        before = chain.latches
+        keeper.show(table, card_event(table, pack[2]))
+        await quiet(keeper)
+        case, pair = expected(pack[:3]), cells(pack[1:3])
+        frames = [latch.frame for latch in chain.latched[before:]]
+        assert frames == [case, case | pair] * 3 + [case]  # only the changes are latched
+        assert chain.frame == case
 
-    asyncio.run(scenario())
+
+async def test_an_alarm_blinks_on_the_pins_until_cleared():
+    with keeper_on() as (keeper, chain, _):
+        table = Table()
+        pack = deal()
+        for card in pack[:6]:
+            keeper.show(table, card_event(table, card))
+        alarm = Alarm("refused", "KD was already exposed", pack[1])
+        table.apply(alarm)
+        keeper.show(table, alarm)
+        case = expected(pack[:6])
+        frames = [chain.latched[-1].frame, *await latches(chain, 6)]
+        blink = case ^ column(pack[1].rank)
+        assert frames == [case, blink] * 3 + [case]
+        assert keeper.blinking
+        table.apply(Clear())
+        keeper.show(table, Clear())
+        await latched(chain, case)
+        await quiet(keeper)
+        assert chain.frame == case
+
+
+async def test_the_last_three_blink_on_the_pins_and_the_hock_sweeps():
+    with keeper_on() as (keeper, chain, _):
+        table = Table()
+        pack = deal(5)
+        for card in pack[:49]:
+            keeper.show(table, card_event(table, card))
+        left = cells(pack[49:])
+        await latched(chain, 0)  # the three go dark...
+        await latched(chain, left)  # ...and come back, again and again
+        await latched(chain, 0)
+        await latched(chain, left)
+        assert keeper.blinking
+        for card in pack[49:51]:
+            keeper.show(table, card_event(table, card))
+        before = chain.latches
+        keeper.show(table, card_event(table, pack[51]))
+        await quiet(keeper)
+        frames = [latch.frame for latch in chain.latched[before:]]
+        assert frames == [0] + [column(rank) for rank in range(1, 14)] + [0]
+
+
+async def test_bets_and_locks_leave_the_leds_alone():
+    with keeper_on(tick=LONG) as (keeper, chain, _):
+        table = Table()
+        keeper.show(table)
+        for event in (Session(("Ann", "Bob"), "Bob"), Bet("Ann", 9, 2), Lock()):
+            table.apply(event)
+            keeper.show(table, event)
+        assert chain.latches == 1
+        keeper.show(table)  # nothing has changed: nothing to latch
+        assert chain.latches == 1
+
+
+async def test_the_keeper_is_an_output_settled_once_the_case_is_latched():
+    """An alarm blinks until it is cleared; the case under it is shown at once."""
+
+    with keeper_on(tick=LONG) as (keeper, chain, _):
+        assert isinstance(keeper, Output)
+        table = Table()
+        keeper.show(table)
+        card = card_event(table, deal()[0])
+        keeper.show(table, card)
+        alarm = Alarm("noread", "passed unread")
+        table.apply(alarm)
+        keeper.show(table, alarm)
+        async with asyncio.timeout(1):
+            await keeper.settled()
+        assert keeper.blinking
+        assert chain.latched[-1].frame == steady_frame(table)
+
+
+async def test_a_void_relights_the_card():
+    with keeper_on(tick=LONG) as (keeper, chain, _):
+        table = Table()
+        pack = deal()
+        for card in pack[:4]:
+            keeper.show(table, card_event(table, card))
+        void = Void(pack[3])
+        table.apply(void)
+        keeper.show(table, void)
+        assert chain.frame == expected(pack[:3])
+        assert not keeper.blinking
+
+
+async def test_a_restarted_keeper_shows_the_table_as_it_stands():
+    table = Table()
+    pack = deal()
+    for card in pack[:20]:
+        table.apply(CardDrawn(card))
+    with keeper_on() as (keeper, chain, _):
+        keeper.show(table)
+        assert chain.grid() == grid(expected(pack[:20]))
+        assert not keeper.blinking
 
 
 @BOTH
-def test_brightness_is_oes_duty_cycle(leds):
+async def test_brightness_is_oes_duty_cycle(leds):
     dim = dataclasses.replace(leds, brightness=0.25)
     with keeper_on(dim) as (keeper, chain, factory):
         assert chain.brightness == 0
-        asyncio.run(_show_once(keeper, Table()))
+        await _show_once(keeper, Table())
         assert chain.brightness == pytest.approx(0.25)
         assert factory.pin(18).state == pytest.approx(0.75)  # active low
         assert factory.pin(18).frequency > 0
     assert chain.brightness == 0  # closed: OE back to its pull-up
 
 
-def test_a_pin_without_pwm_lights_at_full_brightness(caplog):
+async def test_a_pin_without_pwm_lights_at_full_brightness(caplog):
     dim = LedsConfig("74hc595", 10, 11, 8, 18, 0.5)
     factory = MockFactory()
     with caplog.at_level(logging.WARNING, logger="faro_pi"):
         keeper = CaseKeeper(dim, factory, tick=LONG)
     assert "no PWM" in caplog.text
     assert factory.pin(18).state  # blank
-    asyncio.run(_show_once(keeper, Table()))
+    await _show_once(keeper, Table())
     assert not factory.pin(18).state
     keeper.close()
     factory.close()
 
 
 @BOTH
-def test_without_an_enable_pin_the_frames_still_arrive(leds):
+async def test_without_an_enable_pin_the_frames_still_arrive(leds):
     tied = dataclasses.replace(leds, enable=None)
     with keeper_on(tied, tick=LONG) as (keeper, chain, _):
-        asyncio.run(_show_once(keeper, Table()))
+        await _show_once(keeper, Table())
         assert chain.brightness == 1
         assert chain.grid() == ["1" * 13] * 4
 
 
-def test_other_pins_follow_the_config():
+async def test_other_pins_follow_the_config():
     moved = LedsConfig("74hc595", 5, 6, 13, 19, 1.0)
     with keeper_on(moved, tick=LONG) as (keeper, chain, _):
         table = Table()
         table.apply(CardDrawn(parse_card("QH")))
-        asyncio.run(_show_once(keeper, table))
+        await _show_once(keeper, table)
         assert chain.grid()[1] == "111111111110" + "1"
 
 
 @BOTH
-def test_close_stops_the_blinking(leds):
-    async def scenario():
-        with keeper_on(leds) as (keeper, chain, _):
-            table = Table()
-            table.apply(Alarm("lost", "silent"))
-            keeper.show(table, table.alarms[0])
-            assert keeper.blinking
-            keeper.close()
-            assert not keeper.blinking
-            count = chain.latches
-            keeper.show(table, Clear())  # a closed keeper ignores the table
-            assert chain.latches == count
-
-    asyncio.run(scenario())
+async def test_close_stops_the_blinking(leds):
+    with keeper_on(leds) as (keeper, chain, _):
+        table = Table()
+        table.apply(Alarm("lost", "silent"))
+        keeper.show(table, table.alarms[0])
+        assert keeper.blinking
+        keeper.close()
+        assert not keeper.blinking
+        count = chain.latches
+        keeper.show(table, Clear())  # a closed keeper ignores the table
+        assert chain.latches == count
 
 
 # -- on a Pi: gpiozero's lgpio backend, over a counting stand-in for lgpio ---------------
@@ -657,37 +628,31 @@ def keeper_on_a_pi(config: LedsConfig, lgpio: Lgpio | None = None):
         factory.close()
 
 
-def test_on_a_pi_a_frame_is_one_spi_write_to_spidev0_0_in_mode_0():
-    async def scenario():
-        with keeper_on_a_pi(SPI) as (keeper, lgpio):
-            assert lgpio.spi_opened == [(0, 0, 500_000, 0)]  # /dev/spidev0.0, mode 0
-            assert 500_000 <= SPI_HZ <= 1_000_000
-            table = Table()
-            keeper.show(table)
-            pack = deal(3)
-            for card in pack[:10]:
-                lgpio.calls.clear()
-                keeper.show(table, card_event(table, card))
-                assert dict(lgpio.calls) == {"spi_write": 1}  # the whole frame, and the latch
-                assert bytes_frame(lgpio.sent[-1][1]) == keeper.shown
-                assert len(lgpio.sent[-1][1]) == REGISTERS
-            assert keeper.steady == expected(pack[:10])
-            assert not {10, 11, 8} & set(lgpio.modes)  # the kernel's pins: never claimed
-
-    asyncio.run(scenario())
+async def test_on_a_pi_a_frame_is_one_spi_write_to_spidev0_0_in_mode_0():
+    with keeper_on_a_pi(SPI) as (keeper, lgpio):
+        assert lgpio.spi_opened == [(0, 0, 500_000, 0)]  # /dev/spidev0.0, mode 0
+        assert 500_000 <= SPI_HZ <= 1_000_000
+        table = Table()
+        keeper.show(table)
+        pack = deal(3)
+        for card in pack[:10]:
+            lgpio.calls.clear()
+            keeper.show(table, card_event(table, card))
+            assert dict(lgpio.calls) == {"spi_write": 1}  # the whole frame, and the latch
+            assert bytes_frame(lgpio.sent[-1][1]) == keeper.shown
+            assert len(lgpio.sent[-1][1]) == REGISTERS
+        assert keeper.steady == expected(pack[:10])
+        assert not {10, 11, 8} & set(lgpio.modes)  # the kernel's pins: never claimed
 
 
-def test_on_a_pi_bit_banging_is_170_writes_a_frame_each_asking_the_mode():
+async def test_on_a_pi_bit_banging_is_170_writes_a_frame_each_asking_the_mode():
     """Why the SPI driver exists: gpiozero checks a pin's mode before every write."""
 
-    async def scenario():
-        with keeper_on_a_pi(LEDS) as (keeper, lgpio):
-            keeper.show(Table())
-            lgpio.calls.clear()
-            keeper.latch(0)
-            assert dict(lgpio.calls) == {"gpio_write": 170, "gpio_get_mode": 170}
-
-    asyncio.run(scenario())
+    with keeper_on_a_pi(LEDS) as (keeper, lgpio):
+        keeper.show(Table())
+        lgpio.calls.clear()
+        keeper.latch(0)
+        assert dict(lgpio.calls) == {"gpio_write": 170, "gpio_get_mode": 170}
 
 
 def test_spi0_that_does_not_open_says_how_to_turn_it_on():
@@ -710,14 +675,14 @@ def test_the_spi_driver_wants_spi0s_pins():
         CaseKeeper(moved, MockFactory())
 
 
-def test_gpiozeros_own_mock_pins_take_the_spi_driver_in_software():
+async def test_gpiozeros_own_mock_pins_take_the_spi_driver_in_software():
     """gpiozero's plain mock factory has no SPI that opens: the table hands the case keeper
     the bit-banged chain, whose edges on the pins are the ones SPI0 makes."""
     factory = MockFactory()
     assert not opens_spi(factory) and opens_spi(watched_factory(SPI)[0])
     keeper = CaseKeeper(SPI, factory, tick=LONG, chain=ShiftRegisters)
     try:
-        asyncio.run(_show_once(keeper, Table()))
+        await _show_once(keeper, Table())
         assert keeper.shown == ALL_LIT and not factory.pin(18).state
     finally:
         keeper.close()
@@ -727,24 +692,44 @@ def test_gpiozeros_own_mock_pins_take_the_spi_driver_in_software():
 # -- waking the loop only when the LEDs change -----------------------------------------
 
 
-class CountingLoop(asyncio.SelectorEventLoop):
-    """An event loop that keeps the callbacks of every timer scheduled on it."""
+class FakeClock:
+    """Table time that moves only when the test says so: the case keeper's timers run in
+    :meth:`advance`, none of them slept through, and each one that fires is counted."""
 
     def __init__(self):
-        super().__init__()
-        self.timers: list = []
+        self.now = 0.0
+        self.woke = 0
+        """Timers fired: each one a wake-up of the loop at the table."""
+        self._timers: list = []
+        self._made = itertools.count()
 
-    def call_at(self, when, callback, *args, context=None):
-        self.timers.append(callback)
-        return super().call_at(when, callback, *args, context=context)
+    def call_later(self, delay: float, callback, *args) -> Timer:
+        timer = Timer(self.now + delay, next(self._made), callback, args)
+        heapq.heappush(self._timers, timer)
+        return timer
+
+    def advance(self, seconds: float) -> None:
+        until = self.now + seconds
+        while self._timers and self._timers[0].when <= until:
+            timer = heapq.heappop(self._timers)
+            if timer.cancelled:
+                continue
+            self.now = timer.when
+            self.woke += 1
+            timer.callback(*timer.args)
+        self.now = until
 
 
-def keeper_timers(loop: CountingLoop, keeper: CaseKeeper) -> int:
-    return sum(1 for callback in loop.timers if getattr(callback, "__self__", None) is keeper)
+@dataclasses.dataclass(order=True)
+class Timer:
+    when: float
+    made: int
+    callback: object = dataclasses.field(compare=False)
+    args: tuple = dataclasses.field(compare=False)
+    cancelled: bool = dataclasses.field(default=False, compare=False)
 
-
-FAST = 25
-"""Table time runs this much faster in the tests below."""
+    def cancel(self) -> None:
+        self.cancelled = True
 
 
 @pytest.mark.parametrize(
@@ -756,25 +741,23 @@ FAST = 25
     ],
 )
 def test_the_loop_wakes_only_when_the_leds_change(cards, wakes):
-    async def scenario():
-        loop = asyncio.get_running_loop()
-        with keeper_on(tick=TICK / FAST) as (keeper, chain, _):
-            table = Table()
-            for card in deal(5)[:cards]:
-                keeper.show(table, card_event(table, card))
-            if cards == 49:
-                await asyncio.sleep(len(keeper.signal.once) * TICK / FAST)  # the pair's flashes
-            before, latches = keeper_timers(loop, keeper), chain.latches
-            await asyncio.sleep(4 / FAST)  # 4 s of table time
-            woke = keeper_timers(loop, keeper) - before
-            assert woke == pytest.approx(wakes, abs=1)
-            assert chain.latches - latches >= woke - 1  # each wake-up latched a change
-
-    loop = CountingLoop()
+    clock = FakeClock()
+    factory, chain = watched_factory(LEDS)
+    keeper = CaseKeeper(LEDS, factory, clock=clock)
     try:
-        loop.run_until_complete(scenario())
+        table = Table()
+        for card in deal(5)[:cards]:
+            keeper.show(table, card_event(table, card))
+        if cards == 49:
+            clock.advance(len(keeper.signal.once) * TICK)  # the pair's flashes
+        before, latches = clock.woke, chain.latches
+        clock.advance(4.0)  # 4 s of table time
+        woke = clock.woke - before
+        assert woke == wakes
+        assert chain.latches - latches == woke  # each wake-up latched a change
     finally:
-        loop.close()
+        keeper.close()
+        factory.close()
 
 
 def test_a_signal_steps_to_the_next_change_only():

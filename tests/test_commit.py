@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import errno
 import sqlite3
 
@@ -47,34 +46,31 @@ FAILURES = {
 
 
 @pytest.mark.parametrize("failure", FAILURES.values(), ids=FAILURES.keys())
-def test_a_commit_that_fails_leaves_the_table_as_the_journal_is_and_stops(tmp_path, failure):
-    async def scenario():
-        daemon = await seated(tmp_path)
-        path = daemon.journal.path
+async def test_a_commit_that_fails_leaves_the_table_as_the_journal_is_and_stops(tmp_path, failure):
+    daemon = await seated(tmp_path)
+    path = daemon.journal.path
 
-        def broken_write(rows):
-            raise failure
+    def broken_write(rows):
+        raise failure
 
-        daemon.journal._insert = broken_write
-        try:
-            with pytest.raises(JournalError, match="not journalled"):
-                daemon.enter(Bet("Ann", 9, 2))
-            assert seen(daemon.table) == as_journaled(path)
-            assert daemon.stopped.is_set() and isinstance(daemon.failure, JournalError)
-            # a reading, with the gap alarm it brings, and one the rules refuse with its alarm
-            gap = Alarm("gap", "1 reading(s) never arrived")
-            for card in ("KD", "5H"):
-                with pytest.raises(JournalError):
-                    daemon.record_reading(CardDrawn(parse_card(card), "reader"), 3, gap)
-                assert seen(daemon.table) == as_journaled(path)
+    daemon.journal._insert = broken_write
+    try:
+        with pytest.raises(JournalError, match="not journalled"):
+            daemon.enter(Bet("Ann", 9, 2))
+        assert seen(daemon.table) == as_journaled(path)
+        assert daemon.stopped.is_set() and isinstance(daemon.failure, JournalError)
+        # a reading, with the gap alarm it brings, and one the rules refuse with its alarm
+        gap = Alarm("gap", "1 reading(s) never arrived")
+        for card in ("KD", "5H"):
             with pytest.raises(JournalError):
-                daemon.submit(Alarm("lost", "the card reader is silent"))
+                daemon.record_reading(CardDrawn(parse_card(card), "reader"), 3, gap)
             assert seen(daemon.table) == as_journaled(path)
-        finally:
-            daemon.quieten()
-            daemon.journal.close()
-
-    asyncio.run(scenario())
+        with pytest.raises(JournalError):
+            daemon.submit(Alarm("lost", "the card reader is silent"))
+        assert seen(daemon.table) == as_journaled(path)
+    finally:
+        daemon.quieten()
+        daemon.journal.close()
 
 
 ODD_NAMES = {
@@ -84,28 +80,25 @@ ODD_NAMES = {
 
 
 @pytest.mark.parametrize(("odd", "good"), ODD_NAMES.values(), ids=ODD_NAMES.keys())
-def test_an_entry_the_journal_cannot_encode_changes_nothing_and_the_table_goes_on(
+async def test_an_entry_the_journal_cannot_encode_changes_nothing_and_the_table_goes_on(
     tmp_path, odd, good
 ):
     """A name with a lone surrogate is not UTF-8: refused by the rules, or by the journal;
     never applied in memory without its row, and the table carries on."""
 
-    async def scenario():
-        daemon = await seated(tmp_path, session=isinstance(odd, Join))
-        try:
-            with pytest.raises((Refused, JournalError)) as caught:
-                daemon.enter(odd)
-            if isinstance(caught.value, JournalError):
-                assert caught.value.reason == "cannot-encode"
-            else:
-                assert caught.value.rule != "one-session"
-            assert seen(daemon.table) == as_journaled(daemon.journal.path)
-            assert not daemon.stopped.is_set()
-            daemon.enter(good)
-            assert daemon.table.seats[-1] == ("Zed" if isinstance(good, Join) else "Cy")
-            assert seen(daemon.table) == as_journaled(daemon.journal.path)
-        finally:
-            daemon.quieten()
-            daemon.journal.close()
-
-    asyncio.run(scenario())
+    daemon = await seated(tmp_path, session=isinstance(odd, Join))
+    try:
+        with pytest.raises((Refused, JournalError)) as caught:
+            daemon.enter(odd)
+        if isinstance(caught.value, JournalError):
+            assert caught.value.reason == "cannot-encode"
+        else:
+            assert caught.value.rule != "one-session"
+        assert seen(daemon.table) == as_journaled(daemon.journal.path)
+        assert not daemon.stopped.is_set()
+        daemon.enter(good)
+        assert daemon.table.seats[-1] == ("Zed" if isinstance(good, Join) else "Cy")
+        assert seen(daemon.table) == as_journaled(daemon.journal.path)
+    finally:
+        daemon.quieten()
+        daemon.journal.close()

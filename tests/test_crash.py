@@ -317,8 +317,8 @@ async def every_boundary(folder: Path) -> tuple[list[str], dict[Kill, Outcome]]:
     return clean.commits, dict(zip(kills, outcomes, strict=True))
 
 
-def test_a_kill_at_every_commit_of_the_reader_path_loses_doubles_and_hides_nothing(tmp_path):
-    commits, outcomes = asyncio.run(every_boundary(tmp_path))
+async def test_a_kill_at_every_commit_of_the_reader_path_loses_doubles_and_hides_nothing(tmp_path):
+    commits, outcomes = await every_boundary(tmp_path)
 
     failed = {kill: outcome.problems for kill, outcome in outcomes.items() if outcome.problems}
     report = "\n".join(f"{kill}:\n  " + "\n  ".join(found) for kill, found in failed.items())

@@ -282,7 +282,7 @@ def seeded_deck(seed: int) -> list[Card]:
 
 
 @pytest.mark.parametrize("kill_after", [3, 20, 44])
-def test_kill_9_mid_pack_then_restart_loses_and_doubles_no_card(table_dir, kill_after):
+async def test_kill_9_mid_pack_then_restart_loses_and_doubles_no_card(table_dir, kill_after):
     deck = seeded_deck(kill_after)
 
     async def scenario():
@@ -319,7 +319,7 @@ def test_kill_9_mid_pack_then_restart_loses_and_doubles_no_card(table_dir, kill_
             summary = await replay(path)
         return events, summary
 
-    events, summary = asyncio.run(scenario())
+    events, summary = await scenario()
     assert card_codes(events) == [card.code for card in deck], "a card was lost or doubled"
     assert [e for e in events if "refused" in e] == [], "a repeated frame was applied again"
     assert [e for e in events if e["type"] == "alarm"] == []
@@ -330,7 +330,7 @@ def test_kill_9_mid_pack_then_restart_loses_and_doubles_no_card(table_dir, kill_
 # -- SIGTERM and sd_notify -------------------------------------------------------------
 
 
-def test_sigterm_stops_the_daemon_cleanly_and_says_so_to_systemd(table_dir, capsys):
+async def test_sigterm_stops_the_daemon_cleanly_and_says_so_to_systemd(table_dir, capsys):
     async def scenario():
         reader = VirtualReader(table_dir / "reader", retry=0.05)
         async with rig(table_dir, reader) as table:
@@ -344,7 +344,7 @@ def test_sigterm_stops_the_daemon_cleanly_and_says_so_to_systemd(table_dir, caps
             _, events = await export(table_dir)
         return status, elapsed, log, events
 
-    status, elapsed, log, events = asyncio.run(scenario())
+    status, elapsed, log, events = await scenario()
     assert status == 0, "\n".join(log)
     assert card_codes(events) == ["KD"]
     # Stopped cleanly, the journal is one self-contained file again: a copy is a backup.
@@ -353,34 +353,31 @@ def test_sigterm_stops_the_daemon_cleanly_and_says_so_to_systemd(table_dir, caps
         print(f"\nSIGTERM to exit: {elapsed * 1e3:.0f} ms (required: within 2 s)")
 
 
-def test_sd_notify_ready_with_status_watchdog_pings_and_a_status_per_card(table_dir):
-    async def scenario():
-        reader = VirtualReader(table_dir / "reader", retry=0.05)
-        async with rig(table_dir, reader) as table:
-            daemon = await table.start(WATCHDOG_USEC="200000")
-            [status] = [line for line in await daemon.ready() if line.startswith("STATUS=")]
-            assert cards_out(status) == 0, status
+async def test_sd_notify_ready_with_status_watchdog_pings_and_a_status_per_card(table_dir):
+    reader = VirtualReader(table_dir / "reader", retry=0.05)
+    async with rig(table_dir, reader) as table:
+        daemon = await table.start(WATCHDOG_USEC="200000")
+        [status] = [line for line in await daemon.ready() if line.startswith("STATUS=")]
+        assert cards_out(status) == 0, status
 
-            async with asyncio.timeout(1.0):  # pings every 0.1 s: half of WATCHDOG_USEC
-                at = -1
-                for _ in range(3):
-                    at = await table.notices.find("WATCHDOG=1", since=at + 1)
+        async with asyncio.timeout(1.0):  # pings every 0.1 s: half of WATCHDOG_USEC
+            at = -1
+            for _ in range(3):
+                at = await table.notices.find("WATCHDOG=1", since=at + 1)
 
-            since = len(table.notices.messages)
-            reader.card("QS")
-            at = await table.notices.find(lambda line: cards_out(line) == 1, since=since)
-            [status] = [line for line in table.notices.messages[at][1] if line[:7] == "STATUS="]
-            assert status.startswith("STATUS=pack 1, 1 card"), status
-            stopped, _ = await daemon.stop()
-            assert stopped == 0
-
-    asyncio.run(scenario())
+        since = len(table.notices.messages)
+        reader.card("QS")
+        at = await table.notices.find(lambda line: cards_out(line) == 1, since=since)
+        [status] = [line for line in table.notices.messages[at][1] if line[:7] == "STATUS="]
+        assert status.startswith("STATUS=pack 1, 1 card"), status
+        stopped, _ = await daemon.stop()
+        assert stopped == 0
 
 
 # -- export while running ------------------------------------------------------------
 
 
-def test_export_while_running_prints_the_events_so_far_and_replays_to_the_same_balances(
+async def test_export_while_running_prints_the_events_so_far_and_replays_to_the_same_balances(
     table_dir,
 ):
     deck = seeded_deck(4)
@@ -422,7 +419,7 @@ def test_export_while_running_prints_the_events_so_far_and_replays_to_the_same_b
             assert stopped == 0
         return events, summary, journaled
 
-    events, summary, journaled = asyncio.run(scenario())
+    events, summary, journaled = await scenario()
     assert events == [
         *(event_to_json(event) for event in seated),
         *({"type": "card", "card": card.code, "source": "reader"} for card in dealt),
@@ -483,7 +480,7 @@ def rows_that_no_longer_apply(path: Path) -> None:
 @pytest.mark.parametrize(
     "damage", [garbage, overwritten_page, a_bet_raised_before_the_mark, rows_that_no_longer_apply]
 )
-def test_a_corrupt_journal_stops_the_start_with_one_line_and_is_left_alone(table_dir, damage):
+async def test_a_corrupt_journal_stops_the_start_with_one_line_and_is_left_alone(table_dir, damage):
     journal = table_dir / "journal.sqlite3"
     damage(journal)
     before = hashlib.sha256(journal.read_bytes()).hexdigest()
@@ -495,7 +492,7 @@ def test_a_corrupt_journal_stops_the_start_with_one_line_and_is_left_alone(table
                 status = await daemon.proc.wait()
             return status, await daemon.finished(), table.notices.lines()
 
-    status, log, notices = asyncio.run(scenario())
+    status, log, notices = await scenario()
     assert status != 0
     assert len(log) == 1, log
     assert str(journal) in log[0]
@@ -512,7 +509,7 @@ BROKEN_CONFIGS = {
 }
 
 
-def test_config_errors_exit_2_with_one_line_naming_the_key(tmp_path):
+async def test_config_errors_exit_2_with_one_line_naming_the_key(tmp_path):
     configs = {}
     for key, breaking in BROKEN_CONFIGS.items():
         folder = tmp_path / key
@@ -525,7 +522,7 @@ def test_config_errors_exit_2_with_one_line_naming_the_key(tmp_path):
         runs = [faro("run", "--config", str(path)) for path in configs.values()]
         return dict(zip(configs, await asyncio.gather(*runs), strict=True))
 
-    for key, result in asyncio.run(scenario()).items():
+    for key, result in (await scenario()).items():
         assert result.status == 2, (key, result)
         [line] = result.err.splitlines()
         assert f"{configs[key]}: {key}:" in line, line
@@ -535,7 +532,7 @@ def test_config_errors_exit_2_with_one_line_naming_the_key(tmp_path):
 # -- a long journal ---------------------------------------------------------------------
 
 
-def test_restart_from_a_journal_of_10000_events(table_dir, capsys):
+async def test_restart_from_a_journal_of_10000_events(table_dir, capsys):
     events = list(
         itertools.islice(play(random.Random(1), ("Ann", "Bob", "Cy", "Dee"), 200), 10_000)
     )
@@ -555,7 +552,7 @@ def test_restart_from_a_journal_of_10000_events(table_dir, capsys):
             assert stopped == 0
         return ready, elapsed
 
-    ready, elapsed = asyncio.run(scenario())
+    ready, elapsed = await scenario()
     [status] = [line for line in ready if line.startswith("STATUS=")]
     pack, out = map(int, STATUS.match(status).groups())
     assert (pack, out) == (last.pack.number, len(last.pack.exposed)), status
@@ -566,7 +563,7 @@ def test_restart_from_a_journal_of_10000_events(table_dir, capsys):
 # -- a pulled cable --------------------------------------------------------------------
 
 
-def test_a_pulled_reader_cable_loses_and_doubles_no_card(table_dir):
+async def test_a_pulled_reader_cable_loses_and_doubles_no_card(table_dir):
     deck = seeded_deck(8)
 
     async def scenario():
@@ -586,7 +583,7 @@ def test_a_pulled_reader_cable_loses_and_doubles_no_card(table_dir):
             _, events = await export(table_dir)
             return events, daemon.log
 
-    events, log = asyncio.run(scenario())
+    events, log = await scenario()
     assert card_codes(events) == [card.code for card in deck]
     assert [e for e in events if "refused" in e or e["type"] == "alarm"] == []
     gone = [i for i, line in enumerate(log) if "went away" in line]

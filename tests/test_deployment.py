@@ -205,7 +205,7 @@ def test_the_udev_rule_names_the_pico_as_the_configs_reader_port(unit):
 # -- the installer -------------------------------------------------------------------
 
 
-def run_script(script: Path, destdir: Path, **env: str) -> str:
+def run_script(script: Path, destdir: Path, timeout: float = 60, **env: str) -> str:
     environ = {
         k: v for k, v in os.environ.items() if k not in ("PREFIX", "DESTDIR", "FARO_PI_SKIP_VENV")
     }
@@ -214,7 +214,7 @@ def run_script(script: Path, destdir: Path, **env: str) -> str:
         env={**environ, "DESTDIR": str(destdir), "FARO_PI_NO_APT": "1", **env},
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=timeout,
     )
     assert done.returncode == 0, done.stdout + done.stderr
     return done.stdout
@@ -234,7 +234,7 @@ def test_install_puts_every_file_where_the_unit_looks_for_it(tmp_path):
     assert command[0] == "/opt/faro-pi/bin/faro-pi"
     venv = tmp_path / "opt/faro-pi"
     assert f"python3 -m venv --system-site-packages {venv}" in out
-    assert f"{venv}/bin/python -m pip install --upgrade '{ROOT}[pi]'" in out
+    assert f"{venv}/bin/python -m pip install --upgrade 'COPY[pi]' (COPY: a copy of {ROOT})" in out
     assert (venv / "README.md").read_text() == (ROOT / "README.md").read_text()
 
     config_path = tmp_path / command[command.index("--config") + 1].lstrip("/")
@@ -395,7 +395,7 @@ def test_install_sets_the_i2c_bus_to_400_khz_in_the_boot_config(tmp_path):
         "# faro-pi (hardware/install.sh): the display's I²C, the case keeper's SPI\n"
         "dtparam=i2c_arm=on\ndtparam=i2c_arm_baudrate=400000\n\n"
     )
-    assert boot.read_text().replace(ours, "") == BOOKWORM_CONFIG_TXT
+    assert boot.read_text().replace(ours, "").replace(PWM_TAIL, "") == BOOKWORM_CONFIG_TXT
     before = boot.read_text()
     out = install(tmp_path)
     assert boot.read_text() == before
@@ -406,7 +406,9 @@ def test_install_changes_a_slower_i2c_setting_in_place(tmp_path):
     slow = "dtparam=audio=on\ndtparam=i2c_arm=on,i2c_arm_baudrate=100000\n"
     boot = staged_boot_config(tmp_path, slow)
     install(tmp_path)
-    assert boot.read_text().splitlines()[-1] == "dtparam=i2c_arm=on,i2c_arm_baudrate=400000"
+    assert boot.read_text().removesuffix(PWM_TAIL).splitlines()[-1] == (
+        "dtparam=i2c_arm=on,i2c_arm_baudrate=400000"
+    )
     assert boot_settings(boot.read_text()).count("i2c_arm=on") == 1
 
 
@@ -419,7 +421,56 @@ def test_install_turns_spi_on_for_the_spi_driver_and_leaves_it_for_the_bit_bange
     out = install(tmp_path)
     assert "spi=on" in boot_settings(boot.read_text())
     assert "set dtparam=spi=on in /boot/firmware/config.txt" in out
-    assert boot.read_text().count("# faro-pi (hardware/install.sh)") == 1
+    assert boot.read_text().count("# faro-pi (hardware/install.sh): the display's") == 1
+
+
+PWM_TAIL = (
+    "\n[all]\n# faro-pi (hardware/install.sh): the case keeper's OE on the Pi's PWM\n"
+    "dtoverlay=pwm,pin=18,func=2\n"
+)
+"""What the install appends to the boot config for OE on GPIO 18, the default."""
+
+
+def set_leds_enable(destdir: Path, enable: str) -> None:
+    set_leds_driver(destdir, "74hc595-spi")
+    config = destdir / "etc/faro-pi/config.toml"
+    config.write_text(re.sub(r"(?m)^enable = 18$", f"enable = {enable}", config.read_text()))
+
+
+def test_install_gives_oe_to_the_pis_pwm_at_the_end_of_the_boot_config(tmp_path):
+    """The pwm overlay gives GPIO 18 to the PWM hardware (the daemon dims through
+    /sys/class/pwm, nothing waking); after every dtparam, under [all], once."""
+    boot = staged_boot_config(tmp_path)
+    out = install(tmp_path)
+    assert boot.read_text().endswith(PWM_TAIL)
+    assert "set dtoverlay=pwm,pin=18,func=2 in /boot/firmware/config.txt" in out
+    assert "dtparam=audio=on" in BOOKWORM_CONFIG_TXT and "shares the Pi's PWM" in out
+    out = install(tmp_path)
+    assert boot.read_text().count("dtoverlay=pwm") == 1
+    assert "ok: dtoverlay=pwm,pin=18,func=2 in /boot/firmware/config.txt" in out
+
+
+@pytest.mark.parametrize(
+    ("enable", "said"),
+    [
+        ("12", "set dtoverlay=pwm,pin=12,func=4 in"),
+        ("5", "note: leds.enable = 5 has no hardware PWM"),
+        ("false", None),
+    ],
+)
+def test_the_overlay_follows_leds_enable(tmp_path, enable, said):
+    boot = staged_boot_config(tmp_path)
+    set_leds_enable(tmp_path, enable)
+    out = install(tmp_path)
+    assert ("dtoverlay=pwm" in boot.read_text()) == (enable == "12")
+    assert said is None or said in out
+
+
+def test_a_pwm_overlay_of_the_boot_configs_own_is_left_alone(tmp_path):
+    boot = staged_boot_config(tmp_path, BOOKWORM_CONFIG_TXT + "dtoverlay=pwm-2chan\n")
+    out = install(tmp_path)
+    assert boot.read_text().count("dtoverlay=pwm") == 1
+    assert "left the pwm overlay of /boot/firmware/config.txt as it is" in out
 
 
 def test_install_without_a_boot_config_says_what_to_set(tmp_path):
@@ -434,7 +485,7 @@ def test_uninstall_keeps_the_boot_settings_and_says_where_they_are(tmp_path):
     before = boot.read_text()
     out = run_script(UNINSTALL, tmp_path)
     assert boot.read_text() == before
-    assert f"kept the I²C and SPI settings in {boot}" in out
+    assert f"kept the I²C, SPI and PWM settings in {boot}" in out
 
 
 def test_a_second_install_keeps_an_edited_config(tmp_path):
@@ -481,11 +532,46 @@ def test_the_virtualenv_step_makes_the_units_command(tmp_path):
     venv = dest / "opt/faro-pi"
     assert os.access(venv / "bin/faro-pi", os.X_OK)  # ExecStart's program, under DESTDIR
     # one pip install, which builds nothing: lgpio is the OS's, seen through the system's
-    # site packages
-    assert log.read_text().splitlines() == [
-        f"{fake} -m venv --system-site-packages {venv}",
-        f"{venv}/bin/python -m pip install --upgrade {ROOT}[pi]",
-    ]
+    # site packages; pip is given a copy of the sources, gone once the install is done
+    made, pip = log.read_text().splitlines()
+    assert made == f"{fake} -m venv --system-site-packages {venv}"
+    copy = re.fullmatch(
+        rf"{re.escape(str(venv))}/bin/python -m pip install --upgrade (.+)\[pi\]", pip
+    )
+    assert copy and Path(copy[1]) != ROOT and not Path(copy[1]).exists()
+
+
+def checkout() -> tuple[list[str], list[str]]:
+    """What git sees in the checkout, the ignored too, and every file beside .git and .venv."""
+    status = subprocess.run(
+        ["git", "status", "--porcelain", "--ignored", "--untracked-files=all"],
+        cwd=ROOT, capture_output=True, text=True, check=True,
+    ).stdout.splitlines()  # fmt: skip
+    files = []
+    for folder, subfolders, names in os.walk(ROOT):
+        subfolders[:] = [n for n in subfolders if n not in (".git", ".venv")]
+        files += [str(Path(folder, name).relative_to(ROOT)) for name in names]
+    return status, sorted(files)
+
+
+def test_a_real_install_leaves_the_checkout_as_it_was(tmp_path):
+    """As ``sudo make install`` would, into DESTDIR: the virtualenv made and faro-pi built and
+    installed by pip, and nothing new in the checkout (a build/ or faro_pi.egg-info/ there,
+    root's, stopped make test and make sim as the checkout's owner)."""
+    before = checkout()
+    # pip builds faro-pi itself as the Pi's install does; its dependencies (PIP_NO_DEPS)
+    # are PyPI's wheels, which build nothing in the checkout and would take a minute here.
+    out = run_script(INSTALL, tmp_path, FARO_PI_SKIP_VENV="", PIP_NO_DEPS="1", timeout=600)
+    assert checkout() == before, out
+    venv = tmp_path / "opt/faro-pi"
+    assert os.access(venv / "bin/faro-pi", os.X_OK)
+    asked = "import importlib.metadata as m; print(m.distribution('faro-pi').read_text('RECORD'))"
+    # Asked from outside the checkout, whose own faro_pi.egg-info (the editable install of
+    # make test) would answer first.
+    done = subprocess.run(
+        [venv / "bin/python", "-c", asked], capture_output=True, text=True, timeout=60, cwd=tmp_path
+    )
+    assert "faro_pi/cli.py" in done.stdout, done.stderr  # installed from the copy, whole
 
 
 def test_the_pi_gets_its_pin_library_from_the_os_not_from_pypi():
@@ -543,3 +629,104 @@ def test_the_scripts_are_posix_sh_that_stop_on_errors():
         for script in (INSTALL, UNINSTALL):
             done = subprocess.run(["dash", "-n", str(script)], capture_output=True, text=True)
             assert done.returncode == 0, done.stderr
+
+
+def test_every_units_documentation_is_installed(tmp_path):
+    """Both units' Documentation= (the floor's is docs/floor.md) are files the install puts
+    under the virtualenv, with the README's docs beside it."""
+    install(tmp_path)
+    for name in ("faro-pi.service", "faro-pi-floor.service"):
+        settings = unit_settings((ROOT / "systemd" / name).read_text())
+        for url in one(settings, "Unit.Documentation").split():
+            path = tmp_path / url.removeprefix("file:///")
+            assert path.is_file(), f"{name}: {url} is not installed"
+    for doc in (ROOT / "docs").glob("*.md"):
+        assert (tmp_path / "opt/faro-pi/docs" / doc.name).read_text() == doc.read_text()
+
+
+STEPS = """
+. hardware/install-common.sh
+step udevadm control --reload
+step systemctl daemon-reload
+step udevadm trigger --action=add
+say "went on"
+not_done
+"""
+
+
+def test_a_step_that_fails_in_a_container_is_told_and_the_rest_is_done(tmp_path):
+    """udevadm (no udevd) and systemctl (no systemd) fail in a container or a chroot: the
+    script goes on, then names each step left to do on the running Pi; it fails only where
+    systemd runs, for there a failed step is the table's."""
+    bin_folder = tmp_path / "bin"
+    bin_folder.mkdir()
+    for name, status in (("udevadm", 1), ("systemctl", 0)):
+        (bin_folder / name).write_text(f"#!/bin/sh\necho {name} ran >&2\nexit {status}\n")
+        (bin_folder / name).chmod(0o755)
+    environ = {**os.environ, "PATH": f"{bin_folder}:{os.environ['PATH']}", "DESTDIR": ""}
+    done = subprocess.run(
+        ["sh", "-c", STEPS], cwd=ROOT, env=environ, capture_output=True, text=True, timeout=30
+    )
+    assert done.returncode == (1 if Path("/run/systemd/system").is_dir() else 0), done.stderr
+    out = done.stdout
+    assert done.stderr.count("udevadm ran") == 2 and "systemctl ran" in done.stderr
+    assert out.index("+ udevadm trigger --action=add") < out.index("went on") < out.index("NOT")
+    left = out[out.index("NOT DONE") :].splitlines()[2:]
+    assert left == ["  sudo udevadm control --reload", "  sudo udevadm trigger --action=add"]
+
+
+@pytest.mark.parametrize(("architecture", "compiler"), [("armhf", True), ("arm64", False)])
+def test_the_32_bit_os_gets_a_compiler_for_msgspec(tmp_path, architecture, compiler):
+    """PyPI has no armv7l wheel of msgspec: on the 32-bit OS pip builds it, with gcc and
+    Python's headers; the 64-bit OS gets wheels and no compiler."""
+    bin_folder = tmp_path / "bin"
+    bin_folder.mkdir()
+    for name, script in (("dpkg", f"echo {architecture}"), ("apt-cache", "exit 0")):
+        (bin_folder / name).write_text(f"#!/bin/sh\n{script}\n")
+        (bin_folder / name).chmod(0o755)
+    out = install(tmp_path / "root", FARO_PI_NO_APT="", PATH=f"{bin_folder}:{os.environ['PATH']}")
+    [line] = [line for line in out.splitlines() if "apt-get install" in line]
+    packages = line.split("--no-install-recommends ")[1].split()
+    assert {"python3-venv", "python3-pil", "python3-lgpio"} <= set(packages)
+    assert ({"gcc", "libc6-dev", "python3-dev"} <= set(packages)) == compiler
+    assert compiler or "gcc" not in packages
+
+
+FAKE_APT_GET = """\
+#!/bin/sh
+# Fails while another apt holds the lock (the first {held} calls), or at once with {error}.
+tries=$(($(cat "{folder}/tries" 2>/dev/null || echo 0) + 1))
+echo "$tries" > "{folder}/tries"
+echo "$*" >> "{folder}/calls"
+[ -z "{error}" ] || {{ echo "E: {error}" >&2; exit 100; }}
+[ "$tries" -gt {held} ] || {{
+    echo "E: Could not get lock /var/lib/apt/lists/lock. It is held by process 7 (apt-get)" >&2
+    exit 100
+}}
+"""
+
+
+@pytest.mark.parametrize(("held", "error", "passes"), [(2, "", True), (0, "no network", False)])
+def test_make_tests_apt_steps_wait_for_another_apts_lock(tmp_path, held, error, passes):
+    """On a fresh machine unattended upgrades hold apt's lock at first: `make test`'s apt
+    steps wait for it (update is tried again, install waits through DPkg::Lock::Timeout),
+    and any other failure stops them at once."""
+    (tmp_path / "apt-get").write_text(FAKE_APT_GET.format(folder=tmp_path, held=held, error=error))
+    (tmp_path / "apt-get").chmod(0o755)
+    done = subprocess.run(
+        ["make", "-s", "--eval", "try: ; $(APT_UPDATE) && $(APT_GET) install -y pkg",
+         "APT_LOCK_PAUSE=0", "try"],
+        cwd=ROOT, env={**os.environ, "PATH": f"{tmp_path}:{os.environ['PATH']}"},
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    calls = (tmp_path / "calls").read_text().splitlines()
+    assert (done.returncode == 0) == passes, done.stderr
+    if passes:
+        wait = "-o DPkg::Lock::Timeout=600"
+        assert calls == [f"{wait} update -qq"] * 3 + [f"{wait} install -y pkg"]
+        assert done.stderr.count("waiting for the apt lock") == 2
+    else:
+        assert calls == ["-o DPkg::Lock::Timeout=600 update -qq"] and "no network" in done.stderr
+    # every apt step goes through $(APT_GET) and $(APT_UPDATE)
+    makefile = (ROOT / "Makefile").read_text()
+    assert not re.findall(r"apt-get (?:-\S+ )*(?:install|update)[ \t]", makefile)

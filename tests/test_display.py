@@ -16,25 +16,22 @@ import errno
 import logging
 import os
 import random
-import subprocess
-import sys
 import threading
 import time
-import tomllib
 from pathlib import Path
 from unittest import mock
 
 import luma.core.error
 import PIL
 import pytest
+import zxingcpp
 from luma.core.interface.serial import i2c
 from luma.oled.device import sh1106, ssd1306
 from PIL import Image, ImageChops, ImageDraw, ImageFont, features
 
 from faro_pi.config import DisplayConfig
 from faro_pi.devices import Output
-from faro_pi.devices.oled import aileron
-from faro_pi.devices.oled import display as display_module
+from faro_pi.devices.oled import aileron, pairing
 from faro_pi.devices.oled.display import TableDisplay
 from faro_pi.devices.oled.flush import SH1106, SSD1306, changed_runs, frame_pages, windows
 from faro_pi.devices.oled.glyphs import HEIGHT, PIPS, SUITS, WIDTH, small, text_width, wrap
@@ -45,6 +42,7 @@ from faro_pi.game.events import LOCK, SHUFFLE, Alarm, Bet, Call, CardDrawn, Clea
 from faro_pi.game.rules import Table
 from faro_pi.virtual.oled import VirtualOled
 from tests import oled_face
+from tests.conftest import until
 
 ROOT = Path(__file__).parent.parent
 GOLDEN = Path(__file__).parent / "golden"
@@ -53,9 +51,6 @@ pytestmark = pytest.mark.filterwarnings(
     "ignore:Image.Image.getdata is deprecated:DeprecationWarning"
 )
 SEATS = ("Ann", "Bob", "Cy", "Dee", "Eve")
-
-
-# -- tables, from events ---------------------------------------------------------
 
 
 def pack(first: str, last: str) -> list:
@@ -122,9 +117,6 @@ def three_of_a_kind() -> Game:
 
 def demo(seed: int = 7, seats=("Ann", "Bob", "Cy", "Dolores", "Eve", "Frank"), packs: int = 1):
     return play(random.Random(seed), seats, packs=packs)
-
-
-# -- the pictures -------------------------------------------------------------------
 
 
 def screens() -> dict[str, tuple[ScreenView, int]]:
@@ -199,59 +191,12 @@ def test_the_screens_ask_pillow_for_no_font(monkeypatch):
         assert ImageChops.difference(golden, render(*shot)).getbbox() is None, name
 
 
-def pillow_floor() -> str:
-    """The oldest Pillow the project's dependencies allow, from pyproject.toml."""
-    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
-    (floor,) = (d.split(">=")[1] for d in project["dependencies"] if d.startswith("pillow>="))
-    return floor
-
-
-DRAW_GOLDENS = """
-import sys
-import PIL
-from PIL import Image, ImageChops
-from tests.test_display import GOLDEN, screens
-from faro_pi.devices.oled.screens import render
-print(PIL.__version__)
-for name, shot in screens().items():
-    golden = Image.open(GOLDEN / f"{name}.png").convert("1")
-    if ImageChops.difference(golden, render(*shot)).getbbox() is not None:
-        print("differs:", name)
-"""
-
-
-@pytest.mark.parametrize("version", [pillow_floor(), "9.4"], ids=["floor", "bookworm"])
-def test_the_goldens_are_drawn_on_the_oldest_pillow(version, cache):
-    """The screens on the Pillow the dependencies allow at the least, and on Bookworm's."""
-    target = cache.mkdir(f"pillow-{version}")
-    if not (target / "PIL").is_dir():
-        got = subprocess.run(
-            [sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
-             "--no-deps", "--only-binary=:all:", "--target", str(target), f"pillow=={version}.*"],
-            capture_output=True, text=True, timeout=300,
-        )  # fmt: skip
-        if got.returncode != 0:
-            pytest.skip(f"no Pillow {version} wheel to install: {got.stderr.strip()[-300:]}")
-    environ = {**os.environ, "PYTHONPATH": os.pathsep.join((str(target), str(ROOT)))}
-    drawn = subprocess.run(
-        [sys.executable, "-c", DRAW_GOLDENS],
-        capture_output=True, text=True, env=environ, cwd=ROOT, timeout=120,
-    )  # fmt: skip
-    assert drawn.returncode == 0, drawn.stderr
-    lines = drawn.stdout.splitlines()
-    assert lines[0].startswith(f"{version}."), lines  # that Pillow, not the virtualenv's
-    assert lines[1:] == []
-
-
 def test_the_kept_glyphs_are_what_freetype_drew():
     """Made again from Pillow's Aileron, where the virtualenv has the Pillow that made them."""
     here = f"Pillow {PIL.__version__}, FreeType {features.version('freetype2')}"
     if here != aileron.MADE_WITH:
         pytest.skip(f"made with {aileron.MADE_WITH}; here {here} may draw other pixels")
     assert oled_face.module() == Path(aileron.__file__).read_text(encoding="utf-8")
-
-
-# -- the views ------------------------------------------------------------------------
 
 
 def test_the_turn_shows_each_players_net_biggest_first_and_the_bank():
@@ -332,9 +277,6 @@ def test_long_alarm_text_is_wrapped_and_cut():
     lines = wrap("word " * 80, small(), WIDTH, 4)
     assert len(lines) == 4 and lines[-1].endswith("…")
     assert all(text_width(line) <= WIDTH for line in lines)
-
-
-# -- the bytes -------------------------------------------------------------------------
 
 
 def decoded(controller: str, device_class, images, bus: VirtualOled | None = None):
@@ -471,9 +413,6 @@ def test_sh1106_columns_start_two_in():
     device.display(image)
     assert bus.ram[2] == 0x01 and bus.ram[0] == 0 and bus.ram[1] == 0
     assert bus.image() == image
-
-
-# -- the watcher ---------------------------------------------------------------------
 
 
 def config(driver: str = "ssd1306", rotate: int = 0) -> DisplayConfig:
@@ -664,10 +603,9 @@ def test_a_display_that_comes_back_gets_its_start_up_and_a_whole_frame(closing):
     assert bus.on and shows(bus, game.table)
 
 
-def test_backoff_doubles_and_stops_at_the_most(monkeypatch):
-    monkeypatch.setattr(display_module, "RETRY_MAX", 0.08)
+def test_backoff_doubles_and_stops_at_the_most():
     bus = FailingBus()
-    oled = TableDisplay(config(), bus=bus, retry=0.01)
+    oled = TableDisplay(config(), bus=bus, retry=0.01, retry_max=0.08)
     try:
         oled.show(first_turn().table, None)
         assert bus.wait_tries(6)
@@ -676,57 +614,42 @@ def test_backoff_doubles_and_stops_at_the_most(monkeypatch):
         oled.close()
 
 
-def test_pages_turn_to_the_balances_and_back(monkeypatch):
-    monkeypatch.setattr(display_module, "FIRST_PAGE", 0.05)
-    monkeypatch.setattr(display_module, "PAGE", 0.05)
-
-    async def main():
-        bus = VirtualOled()
-        oled = TableDisplay(config(), bus=bus)
-        try:
-            game = first_turn()
-            v = view(game.table)
-            assert v.pages == 3
-            oled.show(game.table, None)
-            for page in (1, 2, 0, 1):
-                await until(lambda page=page: shows(bus, game.table, page))
-            game.apply(LOCK)  # a change brings the main page back at once
-            oled.show(game.table, None)
-            await until(lambda: shows(bus, game.table, 0))
-        finally:
-            oled.close()
-
-    asyncio.run(main())
+async def test_pages_turn_to_the_balances_and_back():
+    bus = VirtualOled()
+    oled = TableDisplay(config(), bus=bus, pages=(0.05, 0.05))
+    try:
+        game = first_turn()
+        v = view(game.table)
+        assert v.pages == 3
+        oled.show(game.table, None)
+        for page in (1, 2, 0, 1):
+            await until(bus, lambda page=page: shows(bus, game.table, page))
+        game.apply(LOCK)  # a change brings the main page back at once
+        oled.show(game.table, None)
+        await until(bus, lambda: shows(bus, game.table, 0))
+    finally:
+        oled.close()
 
 
-def test_settled_waits_on_the_loop_for_the_glass_or_a_failure():
-    async def main():
-        bus = GatedBus()
-        oled = TableDisplay(config(), bus=bus, retry=10)
-        assert isinstance(oled, Output)
-        try:
-            game = first_turn()
-            oled.show(game.table, None)
-            waiting = asyncio.create_task(oled.settled())
-            await asyncio.sleep(0.05)
-            assert not waiting.done()  # the loop runs on while the bus is held
-            bus.gate.set()
-            await asyncio.wait_for(waiting, 5)
-            assert shows(bus, game.table)
-            bus.plugged = False
-            oled.show(game.deal().table, None)
-            await asyncio.wait_for(oled.settled(), 5)  # a failing display settles at once
-            assert oled.failing
-        finally:
-            oled.close()
-
-    asyncio.run(main())
-
-
-async def until(predicate, timeout: float = 5.0) -> None:
-    async with asyncio.timeout(timeout):
-        while not predicate():
-            await asyncio.sleep(0.005)
+async def test_settled_waits_on_the_loop_for_the_glass_or_a_failure():
+    bus = GatedBus()
+    oled = TableDisplay(config(), bus=bus, retry=10)
+    assert isinstance(oled, Output)
+    try:
+        game = first_turn()
+        oled.show(game.table, None)
+        waiting = asyncio.create_task(oled.settled())
+        await asyncio.sleep(0.05)
+        assert not waiting.done()  # the loop runs on while the bus is held
+        bus.gate.set()
+        await asyncio.wait_for(waiting, 5)
+        assert shows(bus, game.table)
+        bus.plugged = False
+        oled.show(game.deal().table, None)
+        await asyncio.wait_for(oled.settled(), 5)  # a failing display settles at once
+        assert oled.failing
+    finally:
+        oled.close()
 
 
 def test_a_new_pack_screen_after_the_shuffle():
@@ -734,3 +657,55 @@ def test_a_new_pack_screen_after_the_shuffle():
     v = view(game.table)
     assert (v.screen, v.pack, v.banker) == ("shuffle", 2, "Ann")
     assert v.pages == 1 + v.balance_pages
+
+
+PAIRING_LINK = "HTTP://192.168.1.23:8077/P/7Q2KX9M4WZ3B"
+"""A pairing link as the console makes it (an address of the table's network)."""
+
+
+def test_the_pairing_screen_is_its_golden_and_its_whole_link_reads_back_at_128x64():
+    image = pairing.render(pairing.PairingView(PAIRING_LINK))
+    path = GOLDEN / "pairing.png"
+    if os.environ.get("FARO_GOLDEN") == "update":
+        image.save(path)
+        big = image.resize((WIDTH * 4, HEIGHT * 4), Image.Resampling.NEAREST)
+        big.save(GOLDEN / "readme" / path.name)
+        pytest.fail(f"regenerated {path}; run without FARO_GOLDEN=update to compare against it")
+    assert ImageChops.difference(Image.open(path).convert("1"), image).getbbox() is None
+    longest = "HTTP://255.255.255.255:65535/P/ZZZZZZZZZZZZ"
+    for link in (PAIRING_LINK, longest, "HTTP://[FE80::1234:5678:9ABC:DEF0]:8077/P/ZZZZZZZZZZZZ"):
+        picture = pairing.render(pairing.PairingView(link))
+        assert picture.size == (WIDTH, HEIGHT)
+        [found] = zxingcpp.read_barcodes(picture.convert("L"))  # the OLED's pixels, unscaled
+        assert found.format == zxingcpp.BarcodeFormat.QRCode
+        assert found.text == link
+
+
+def test_the_pairing_code_shows_over_the_table_until_it_is_used_or_out_of_time(closing):
+    bus = VirtualOled()
+
+    async def scenario():
+        oled = TableDisplay(config(), bus=bus)
+        closing(oled)
+        game = first_turn()
+        oled.show(game.table, None)
+        await oled.settled()
+        oled.pair(PAIRING_LINK, 60)
+        await oled.settled()
+        [found] = zxingcpp.read_barcodes(bus.image().convert("L"))
+        assert found.text == PAIRING_LINK
+        table = game.deal(2).table
+        oled.show(table, None)  # the table moves on beneath it
+        await oled.settled()
+        assert zxingcpp.read_barcodes(bus.image().convert("L"))[0].text == PAIRING_LINK
+        oled.unpair()  # used
+        await oled.settled()
+        assert shows(bus, table)
+        oled.pair(PAIRING_LINK, 0.05)
+        await oled.settled()
+        assert not shows(bus, table)
+        await asyncio.sleep(0.1)  # nothing to await but its time running out
+        await oled.settled()
+        assert shows(bus, table)
+
+    asyncio.run(scenario())

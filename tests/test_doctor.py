@@ -8,6 +8,7 @@ import dataclasses
 import io
 import os
 import pty
+import re
 import socket
 import threading
 import time
@@ -20,7 +21,8 @@ from gpiozero.pins.mock import MockFactory
 
 from faro_pi import cli, doctor
 from faro_pi.config import load_config
-from faro_pi.doctor.buses import i2c_speed_check, spi_check
+from faro_pi.doctor.buses import i2c_speed_check, pwm_check, spi_check
+from faro_pi.doctor.check import Check
 from faro_pi.game.events import Session
 from faro_pi.service.journal import Change, Journal
 from faro_pi.virtual.reader import VirtualReader
@@ -68,27 +70,25 @@ def check(config: Path, **options) -> tuple[int, dict[str, str]]:
     for line in lines[:-1]:
         name = line[6:].split(":", 1)[0]
         by_name[name] = line
-    assert lines[-1] in (f"all {len(by_name)} checks passed",) or "checks failed" in lines[-1]
+    tags = [line[:6] for line in lines[:-1]]
+    counts = {tag: tags.count(tag) for tag in ("ok    ", "FAIL  ", "skip  ")}
+    assert sum(counts.values()) == len(lines) - 1  # every line tagged
+    assert lines[-1] == doctor.tally(counts["ok    "], counts["FAIL  "], counts["skip  "])
     return status, by_name
 
 
-def with_reader(config: Path, reader: VirtualReader | None = None, **options):
+async def with_reader(config: Path, reader: VirtualReader | None = None, **options):
     """Runs the doctor in a thread while a virtual reader speaks on this loop."""
-
-    async def scenario():
-        nonlocal reader
-        reader = reader or VirtualReader(config.parent / "reader")
-        reader.plug()
-        try:
-            return await asyncio.to_thread(check, config, **options), reader
-        finally:
-            reader.close()
-
-    return asyncio.run(scenario())
+    reader = reader or VirtualReader(config.parent / "reader")
+    reader.plug()
+    try:
+        return await asyncio.to_thread(check, config, **options), reader
+    finally:
+        reader.close()
 
 
-def test_every_check_passes_with_mock_pins_a_virtual_reader_and_a_new_journal(config):
-    (status, lines), reader = with_reader(config)
+async def test_every_check_passes_with_mock_pins_a_virtual_reader_and_a_new_journal(config):
+    (status, lines), reader = await with_reader(config)
     assert status == 0, "\n".join(lines.values())
     assert lines["config"].startswith("ok    config:")
     assert lines["gpio"] == "ok    gpio: mock pin factory (configured)"
@@ -113,7 +113,7 @@ def test_every_check_passes_with_mock_pins_a_virtual_reader_and_a_new_journal(co
     assert reader.acks == 0 and reader.sender.pending() == 1
 
 
-def test_a_reader_that_is_only_sending_heartbeats_passes_too(config):
+async def test_a_reader_that_is_only_sending_heartbeats_passes_too(config):
     async def scenario():
         reader = VirtualReader(config.parent / "reader", heartbeat=0.05)
         reader.sender.acked(0)  # its hello was taken long ago
@@ -125,7 +125,7 @@ def test_a_reader_that_is_only_sending_heartbeats_passes_too(config):
         finally:
             reader.close()
 
-    status, lines = asyncio.run(scenario())
+    status, lines = await scenario()
     assert status == 0
     assert "fsp1 a heartbeat (last frame 0)" in lines["reader"]
 
@@ -186,11 +186,11 @@ def test_bytes_that_are_no_frame_point_at_the_speed_and_the_protocol(config):
     assert "reader.baud (115200)" in lines["reader"] and '"plain"' in lines["reader"]
 
 
-def test_a_pin_in_use_fails_naming_its_key(config):
+async def test_a_pin_in_use_fails_naming_its_key(config):
     factory = MockFactory()
     try:
         held = Button(27, pin_factory=factory)
-        (status, lines), _ = with_reader(config, factory=factory)
+        (status, lines), _ = await with_reader(config, factory=factory)
         held.close()
     finally:
         factory.close()
@@ -208,12 +208,12 @@ def test_a_configuration_error_is_the_only_line_and_fails(config):
     assert "buttons.signal: 99 is not a BCM GPIO number" in lines["config"]
 
 
-def test_an_existing_journal_is_opened_read_only_and_counted(config):
+async def test_an_existing_journal_is_opened_read_only_and_counted(config):
     path = config.parent / "journal" / "journal.sqlite3"
     with Journal.open(path) as journal:
         journal.append([Change(Session(("Ann", "Bob"), "Bob"))])
     before = path.read_bytes()
-    (status, lines), _ = with_reader(config)
+    (status, lines), _ = await with_reader(config)
     assert status == 0
     assert lines["journal"] == f"ok    journal: {path}: 1 events, writable"
     assert path.read_bytes() == before
@@ -285,7 +285,21 @@ def test_the_command_line(config, capsys):
     out = capsys.readouterr().out
     assert status == 1
     assert "FAIL  reader: no " in out
-    assert out.splitlines()[-1].endswith("checks failed")
+    assert re.fullmatch(
+        r"FAIL  \d+ checks? failed, \d+ passed(, \d+ skipped)?", out.splitlines()[-1]
+    )
+
+
+def test_the_tally_counts_skips_apart_from_passes():
+    assert doctor.tally(9, 2, 5) == "FAIL  2 checks failed, 9 passed, 5 skipped"
+    assert doctor.tally(9, 1, 0) == "FAIL  1 check failed, 9 passed"
+    assert doctor.tally(9, 0, 5) == "ok    9 checks passed, none failed, 5 skipped"
+    assert doctor.tally(1, 0, 0) == "ok    all 1 check passed"
+
+
+def test_a_detail_of_several_lines_is_one_tagged_line():
+    check = Check("reader", False, "no frame:\n  the port said\nnothing", "plug it\nin")
+    assert check.line() == "FAIL  reader: no frame: the port said nothing. Fix: plug it in"
 
 
 def test_spi_must_be_off_because_the_case_keeper_drives_spi0s_pins_itself(config, tmp_path):
@@ -304,11 +318,11 @@ def test_spi_must_be_off_because_the_case_keeper_drives_spi0s_pins_itself(config
     assert spi_check(table, MockFactory(), dev=dev).ok is None
 
 
-def test_a_busy_spi0_pin_points_at_spi(config):
+async def test_a_busy_spi0_pin_points_at_spi(config):
     factory = MockFactory()
     try:
         held = Button(8, pin_factory=factory)  # as the kernel holds CE0 when SPI is on
-        (status, lines), _ = with_reader(config, factory=factory)
+        (status, lines), _ = await with_reader(config, factory=factory)
         held.close()
     finally:
         factory.close()
@@ -320,23 +334,21 @@ def test_a_busy_spi0_pin_points_at_spi(config):
 # -- beside a running daemon ------------------------------------------------------------
 
 
-def beside_the_daemon(folder: Path, doctor_config: Path, *, until_alarm: str | None = None):
+async def beside_the_daemon(folder: Path, doctor_config: Path, *, until_alarm: str | None = None):
     """Runs the doctor on ``doctor_config`` while the daemon runs on ``folder``'s config."""
-
-    async def scenario():
-        reader = VirtualReader(folder / "reader", heartbeat=60)  # its hello, then silence
-        async with running_table(folder, reader=reader) as (daemon, _, _):
-            await reader.drained()
-            if until_alarm:
-                await until(daemon, lambda table: any(a.kind == until_alarm for a in table.alarms))
-            lines = await asyncio.to_thread(check, doctor_config)
-            return lines, reader.acks, daemon.has_alarm("lost")
-
-    return asyncio.run(scenario())
+    reader = VirtualReader(folder / "reader", heartbeat=60)  # its hello, then silence
+    async with running_table(folder, reader=reader) as (daemon, _, _):
+        await reader.drained()
+        if until_alarm:
+            await until(daemon, lambda table: any(a.kind == until_alarm for a in table.alarms))
+        lines = await asyncio.to_thread(check, doctor_config)
+        return lines, reader.acks, daemon.has_alarm("lost")
 
 
-def test_a_daemon_on_the_same_journal_keeps_its_pins_and_reader_and_the_rest_is_checked(config):
-    (status, lines), acks, _ = beside_the_daemon(config.parent, config)
+async def test_a_daemon_on_the_same_journal_keeps_its_pins_and_reader_and_the_rest_is_checked(
+    config,
+):
+    (status, lines), acks, _ = await beside_the_daemon(config.parent, config)
     running = f"the daemon is running (pid {os.getpid()})"
     assert lines["pins"] == f"skip  pins: {running}: pins not opened; the daemon holds them"
     assert not [name for name in lines if name.startswith("GPIO")]
@@ -353,7 +365,9 @@ def test_a_daemon_on_the_same_journal_keeps_its_pins_and_reader_and_the_rest_is_
     assert acks == 1  # the reader's hello went to the daemon, and only to it
 
 
-def test_the_writer_lock_is_found_without_proc_locks_and_not_after_the_daemon(config, tmp_path):
+async def test_the_writer_lock_is_found_without_proc_locks_and_not_after_the_daemon(
+    config, tmp_path
+):
     from faro_pi.doctor.daemon import journal_writer
 
     path = config.parent / "journal" / "journal.sqlite3"
@@ -363,7 +377,7 @@ def test_the_writer_lock_is_found_without_proc_locks_and_not_after_the_daemon(co
         async with running_table(config.parent):
             return journal_writer(path), journal_writer(path, locks=nowhere)
 
-    assert asyncio.run(scenario()) == (os.getpid(), 0)  # 0: held, by a process not named
+    assert await scenario() == (os.getpid(), 0)  # 0: held, by a process not named
     assert journal_writer(path) is None and journal_writer(path, locks=nowhere) is None
     assert journal_writer(tmp_path / "no-journal") is None
 
@@ -374,7 +388,7 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
-def test_a_daemon_on_the_consoles_port_is_found_and_asked_about_the_reader(config, tmp_path):
+async def test_a_daemon_on_the_consoles_port_is_found_and_asked_about_the_reader(config, tmp_path):
     port = free_port()
     console = f"[console]\nenabled = true\nport = {port}\n"
     table = tmp_path / "table"
@@ -386,7 +400,7 @@ def test_a_daemon_on_the_consoles_port_is_found_and_asked_about_the_reader(confi
     # the doctor's config: another journal, the same console port
     config.write_text(config.read_text().replace("[console]\nenabled = false\n", console))
 
-    (status, lines), _, lost = beside_the_daemon(table, config, until_alarm="lost")
+    (status, lines), _, lost = await beside_the_daemon(table, config, until_alarm="lost")
     running = f"the daemon is running (its console answers at http://127.0.0.1:{port})"
     assert lost
     assert lines["pins"] == f"skip  pins: {running}: pins not opened; the daemon holds them"
@@ -594,3 +608,46 @@ def test_the_pin_factory_gpiozero_chose_without_falling_back_is_named(config, mo
     factory.close()
     Device.pin_factory = None
     assert check.line().startswith("ok    gpio: lgpio pin factory (chosen by gpiozero")
+
+
+class Board(MockFactory):
+    """Mock pins that the doctor takes for a real board's (only the mock's are skipped)."""
+
+
+def test_oe_on_the_kernels_pwm_is_left_to_it_and_said_to_wake_nothing(config, tmp_path):
+    from tests.test_pwm import fake_chip
+
+    table = load_config(config, environ={})
+    fake_chip(tmp_path / "pwm", "brcm,bcm2835-pwm")
+    check = pwm_check(table, Board(), pwm_root=tmp_path / "pwm")
+    assert check.line() == (
+        "ok    pwm: leds.enable GPIO18 is the kernel's PWM (pwmchip0 channel 0): nothing wakes"
+    )
+    factory = Board()
+    try:
+        lines = {c.name: c.line() for c in doctor._pins(table, factory, tmp_path / "pwm")}
+    finally:
+        factory.close()
+    # Opened as a GPIO it would be taken from the PWM until the next boot.
+    assert lines["GPIO18"] == (
+        "skip  GPIO18: leds.enable is the kernel's PWM (pwmchip0 channel 0), not opened: see pwm"
+    )
+
+
+def test_dimming_by_software_is_said_and_fails_where_the_pin_has_hardware_pwm(config, tmp_path):
+    table = load_config(config, environ={})
+    none = tmp_path / "no-pwm"
+    dim = dataclasses.replace(table, leds=dataclasses.replace(table.leds, brightness=0.5))
+    check = pwm_check(dim, Board(), pwm_root=none)
+    assert check.line() == (
+        "FAIL  pwm: leds.enable GPIO18 has no kernel PWM (the pwm overlay): software PWM, "
+        "800 wake-ups a second. Fix: add dtoverlay=pwm,pin=18,func=2 to "
+        "/boot/firmware/config.txt (sudo make install does), then reboot"
+    )
+    assert pwm_check(table, Board(), pwm_root=none).ok is True  # full brightness: no PWM
+    elsewhere = dataclasses.replace(dim, leds=dataclasses.replace(dim.leds, enable=5))
+    assert pwm_check(elsewhere, Board(), pwm_root=none).line() == (
+        "ok    pwm: leds.enable GPIO5 has no hardware PWM: dimmed by software PWM, "
+        "800 wake-ups a second (GPIO 12, 13, 18 and 19 dim in hardware)"
+    )
+    assert pwm_check(dim, MockFactory(), pwm_root=none).ok is None

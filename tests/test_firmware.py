@@ -259,7 +259,7 @@ def test_every_card_reaches_the_hosts_parser_once_and_in_order_though_acks_are_l
     assert parser.discarded == dict.fromkeys(parser.discarded, 0)
 
 
-def test_a_pack_from_the_firmware_to_the_daemons_journal_over_a_lossy_line(tmp_path):
+async def test_a_pack_from_the_firmware_to_the_daemons_journal_over_a_lossy_line(tmp_path):
     from gpiozero.pins.mock import MockFactory
 
     from faro_pi.config import load_config
@@ -289,7 +289,7 @@ def test_a_pack_from_the_firmware_to_the_daemons_journal_over_a_lossy_line(tmp_p
             assert await task == 0
             factory.close()
 
-    asyncio.run(scenario())
+    await scenario()
     with Journal.open(tmp_path / "journal.sqlite3", readonly=True) as journal:
         rows = list(journal.rows())
     assert [r.event["card"] for r in rows if r.event["type"] == "card"] == order

@@ -31,6 +31,7 @@ import pytest
 from faro_pi.config import load_config, parse_config
 from faro_pi.exc import ConfigError
 from faro_pi.floor import command
+from faro_pi.floor.broker import Backoff
 from faro_pi.floor.config import load_floor_config
 from faro_pi.floor.cursor import Cursor, Mark
 from faro_pi.floor.outbox import Outbox
@@ -47,7 +48,7 @@ from faro_pi.service import verify
 from faro_pi.service.chain import GENESIS, Stored, seal
 from faro_pi.service.journal import Change, Journal
 from tests.broker import FLOOR_USER, Mosquitto, free_port
-from tests.conftest import running_table, write_config
+from tests.conftest import NotifySocket, running_table, until, write_config
 from tests.floor_table import row_messages
 
 FLOOR_PASSWORD = "the-floor-watches"
@@ -58,10 +59,13 @@ def password(name: str) -> str:
     return f"{name}-secret"
 
 
-def table_config(folder: Path, url: str, name: str, **more: str) -> Path:
-    """The test table's config with ``[floor]`` sending to the broker at ``url`` as ``name``."""
+def table_config(
+    folder: Path, url: str, name: str, *, file: str = "config.toml", **more: str
+) -> Path:
+    """The test table's config with ``[floor]`` sending to the broker at ``url`` as ``name``,
+    as ``file`` in ``folder`` (where ``config.toml`` is the table's config anyway)."""
     folder.mkdir(parents=True, exist_ok=True)
-    path = write_config(folder)
+    path = write_config(folder).rename(folder / file)
     secret = folder / "floor.password"
     secret.write_text(more.pop("password", password(name)) + "\n")
     secret.chmod(0o600)
@@ -77,8 +81,8 @@ def table_config(folder: Path, url: str, name: str, **more: str) -> Path:
     return path
 
 
-def floor_settings(base: Path, broker: Mosquitto, *, token: str = "pit-boss", port: int = 0):
-    """The floor's config in ``base``, its store in ``base/store``."""
+def floor_settings(base: Path, broker: Mosquitto, *, token: str | None = "pit-boss", port: int = 0):
+    """The floor's config in ``base``, its store in ``base/store``; no ``token``: made."""
     base.mkdir(parents=True, exist_ok=True)
     secret = base / "floor.password"
     secret.write_text(FLOOR_PASSWORD + "\n")
@@ -86,8 +90,9 @@ def floor_settings(base: Path, broker: Mosquitto, *, token: str = "pit-boss", po
     (base / "floor.toml").write_text(
         f'[broker]\nurl = "{broker.url}"\nusername = "{FLOOR_USER}"\n'
         'password_file = "floor.password"\n'
-        f'[store]\npath = "store"\n[page]\nport = {port or free_port()}\ntoken = "{token}"\n'
-        '[consoles]\nt2 = "http://10.0.0.22:8077/"\n'
+        f'[store]\npath = "store"\n[page]\nport = {port or free_port()}\n'
+        + ("" if token is None else f'token = "{token}"\n')
+        + '[consoles]\nt2 = "http://10.0.0.22:8077/"\n'
     )
     return load_floor_config(base / "floor.toml")
 
@@ -116,14 +121,50 @@ def demo_journal(path: Path, seed: int = 1, packs: int = 2) -> int:
         return journal.count()
 
 
-async def until(predicate, timeout: float = 20.0, every: float = 0.02) -> None:
-    """Waits for ``predicate()`` (the broker and other processes have nothing to await on)."""
-    async with asyncio.timeout(timeout):
-        while not predicate():
-            await asyncio.sleep(every)
+class Retries:
+    """The publisher's backoffs, quick (0.1 s to 0.4 s), counting the retries and telling
+    :attr:`watchers` of each, so that a test awaits several retries instead of sleeping."""
+
+    def __init__(self):
+        self.count = 0
+        self.watchers: list = []
+
+    def __call__(self) -> Backoff:
+        return _Counted(self)
 
 
-# -- the config ---------------------------------------------------------------------
+class _Counted(Backoff):
+    def __init__(self, retries: Retries):
+        super().__init__(first=0.1, most=0.4)
+        self.retries = retries
+
+    def delay(self) -> float:
+        self.retries.count += 1
+        for watcher in list(self.retries.watchers):
+            watcher()
+        return super().delay()
+
+
+class HeardLog(logging.Handler):
+    """The daemon's log lines, telling :attr:`watchers` of each: a line is awaited, not
+    polled for."""
+
+    def __init__(self):
+        super().__init__(logging.INFO)
+        self.watchers: list = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        for watcher in list(self.watchers):
+            watcher()
+
+
+@pytest.fixture
+def heard():
+    handler = HeardLog()
+    logger = logging.getLogger("faro_pi")
+    logger.addHandler(handler)
+    yield handler
+    logger.removeHandler(handler)
 
 
 MINIMAL = '[reader]\nport = "/dev/faro-reader"\n'
@@ -180,9 +221,6 @@ def test_the_floors_own_config_is_checked_once(tmp_path):
     path.write_text("[store]\n")
     with pytest.raises(ConfigError, match=r"broker\.url: required"):
         load_floor_config(path)
-
-
-# -- the wire, the copy, the outbox ------------------------------------------------------
 
 
 def test_a_row_goes_out_with_its_hash_and_comes_back_byte_for_byte():
@@ -277,9 +315,6 @@ def test_the_cursor_is_kept_whole_and_belongs_to_one_broker_and_name(tmp_path):
     assert [p.name for p in tmp_path.iterdir()] == ["floor.cursor"]
 
 
-# -- one table and the floor, through the broker ------------------------------------------
-
-
 @contextlib.asynccontextmanager
 async def floor_running(base: Path, broker: Mosquitto, **kwargs):
     """The floor (pit boss and page) in this process; yields (boss, page, port)."""
@@ -301,20 +336,22 @@ async def floor_running(base: Path, broker: Mosquitto, **kwargs):
 
 
 @contextlib.asynccontextmanager
-async def table_publishing(folder: Path, url: str, name: str, **more):
-    table_config(folder, url, name, **more)
-    config = load_config(folder / "config.toml", environ={})
+async def table_publishing(folder: Path, url: str, name: str, *, backoff=Backoff, **more):
+    """The table in this process, and the publisher the test starts on it, with ``backoff``:
+    the daemon's own config has no ``[floor]``, so the publisher is this one."""
+    config = load_config(table_config(folder, url, name, file="floor.toml", **more), environ={})
+    write_config(folder)
     async with running_table(folder) as (daemon, _, _):
-        publisher = Publisher.start(daemon, config)
+        publisher = Publisher.start(daemon, config, backoff=backoff)
         try:
             yield daemon, publisher
         finally:
             await publisher.close()
 
 
-def copied(boss: PitBoss, daemon) -> bool:
-    """The floor's copy of the daemon's table is as long as its journal."""
-    view = boss.views.get(daemon.config.floor.table)
+def copied(boss: PitBoss, name: str, daemon) -> bool:
+    """The floor's copy of table ``name`` is as long as the daemon's journal."""
+    view = boss.views.get(name)
     return view is not None and view.copy.head == daemon.journal.count()
 
 
@@ -323,108 +360,131 @@ def deal(daemon, seed: int = 1, packs: int = 1) -> None:
         daemon.enter(event)
 
 
-def test_a_tables_journal_reaches_the_floors_copy_in_order(tmp_path, broker):
-    async def scenario():
-        async with (
-            floor_running(tmp_path / "floor", broker) as (boss, _, _),
-            table_publishing(tmp_path / "t1", broker.url, "t1") as (daemon, publisher),
-        ):
-            deal(daemon, packs=2)
-            await until(lambda: copied(boss, daemon))
-            head = daemon.journal.count()
-            view = boss.views["t1"]
-            assert view.online is True
-            assert view.table.pack.number == daemon.table.pack.number == 2
-            assert view.table.balances == daemon.table.balances
-            await until(lambda: publisher.acked.seq == head)
-        store = tmp_path / "floor" / "store"
-        assert "".join(export_lines(store, "t1")) == journal_export(
-            tmp_path / "t1" / "journal.sqlite3"
-        )
-        cursor = json.loads((tmp_path / "t1" / "floor.cursor").read_text())
-        assert (cursor["seq"], cursor["pack"], cursor["table"]) == (head, 2, "t1")
-
-    asyncio.run(scenario())
+async def test_a_tables_journal_reaches_the_floors_copy_in_order(tmp_path, broker):
+    async with (
+        floor_running(tmp_path / "floor", broker) as (boss, _, _),
+        table_publishing(tmp_path / "t1", broker.url, "t1") as (daemon, publisher),
+    ):
+        deal(daemon, packs=2)
+        await until((boss, daemon), lambda: copied(boss, "t1", daemon))
+        head = daemon.journal.count()
+        view = boss.views["t1"]
+        assert view.online is True
+        assert view.table.pack.number == daemon.table.pack.number == 2
+        assert view.table.balances == daemon.table.balances
+        await until(publisher, lambda: publisher.acked.seq == head)
+    store = tmp_path / "floor" / "store"
+    assert "".join(export_lines(store, "t1")) == journal_export(tmp_path / "t1" / "journal.sqlite3")
+    cursor = json.loads((tmp_path / "t1" / "floor.cursor").read_text())
+    assert (cursor["seq"], cursor["pack"], cursor["table"]) == (head, 2, "t1")
 
 
-def test_a_table_cannot_publish_as_another(tmp_path, broker):
+async def test_a_table_cannot_publish_as_another(tmp_path, broker):
     """The ACL: each table's user writes only its own topics, whatever it is told to name."""
 
-    async def scenario():
-        async with floor_running(tmp_path / "floor", broker) as (boss, _, _):
-            async with aiomqtt.Client(
-                "127.0.0.1", broker.port, username="t1", password=password("t1")
-            ) as impostor:
-                (forged,) = row_messages([SHUFFLE])
-                await impostor.publish(topics("faro", "t2").journal, forged, qos=1)
-                await impostor.publish(topics("faro", "t2").status, b"online", qos=1, retain=True)
-                await impostor.publish(topics("faro", "t1").status, b"online", qos=1, retain=True)
-            # t1's own status went out last on the same connection: the broker passes a
-            # client's messages on in order, so anything it let through has arrived.
-            await until(lambda: "t1" in boss.views)
-            assert "t2" not in boss.views
-            assert not copy_path(boss.folder, "t2").exists()
-
-    asyncio.run(scenario())
-
-
-@pytest.fixture
-def quick_retries(monkeypatch):
-    monkeypatch.setattr("faro_pi.floor.broker.FIRST_RETRY", 0.1)
-    monkeypatch.setattr("faro_pi.floor.broker.LAST_RETRY", 0.4)
+    async with floor_running(tmp_path / "floor", broker) as (boss, _, _):
+        async with aiomqtt.Client(
+            "127.0.0.1", broker.port, username="t1", password=password("t1")
+        ) as impostor:
+            (forged,) = row_messages([SHUFFLE])
+            await impostor.publish(topics("faro", "t2").journal, forged, qos=1)
+            await impostor.publish(topics("faro", "t2").status, b"online", qos=1, retain=True)
+            await impostor.publish(topics("faro", "t1").status, b"online", qos=1, retain=True)
+        # t1's own status went out last on the same connection: the broker passes a
+        # client's messages on in order, so anything it let through has arrived.
+        await until(boss, lambda: "t1" in boss.views)
+        assert "t2" not in boss.views
+        assert not copy_path(boss.folder, "t2").exists()
 
 
 def floor_lines(caplog) -> list[str]:
     return [r.getMessage() for r in caplog.records if r.getMessage().startswith("floor: cannot")]
 
 
-def test_a_refused_password_is_one_line_and_the_table_deals_on(
-    tmp_path, broker, quick_retries, caplog
+async def test_a_refused_password_is_one_line_and_the_table_deals_on(
+    tmp_path, broker, caplog, heard
 ):
     caplog.set_level(logging.INFO, logger="faro_pi")
+    retries = Retries()
 
-    async def scenario():
-        async with (
-            floor_running(tmp_path / "floor", broker) as (boss, _, _),
-            table_publishing(tmp_path / "t1", broker.url, "t1", password="wrong") as (daemon, _),
-        ):
-            deal(daemon)
-            await until(lambda: len(caplog.records) and floor_lines(caplog))
-            await asyncio.sleep(1.0)  # several retries, at 0.1 s to 0.4 s apart
-            assert len(floor_lines(caplog)) == 1, floor_lines(caplog)
-            assert "refused" in floor_lines(caplog)[0]
-            assert "t1-secret" not in caplog.text and "wrong" not in caplog.text
-            assert daemon.table.pack.complete  # the table dealt its pack regardless
-            (tmp_path / "t1" / "floor.password").write_text(password("t1") + "\n")
-            await until(lambda: copied(boss, daemon))
-        assert "connected to the broker" in caplog.text
+    async with (
+        floor_running(tmp_path / "floor", broker) as (boss, _, _),
+        table_publishing(tmp_path / "t1", broker.url, "t1", backoff=retries, password="wrong") as (
+            daemon,
+            _,
+        ),
+    ):
+        deal(daemon)
+        await until(heard, lambda: floor_lines(caplog))
+        await until(retries, lambda: retries.count >= 4)  # several retries
+        assert len(floor_lines(caplog)) == 1, floor_lines(caplog)
+        assert "refused" in floor_lines(caplog)[0]
+        assert "t1-secret" not in caplog.text and "wrong" not in caplog.text
+        assert daemon.table.pack.complete  # the table dealt its pack regardless
+        (tmp_path / "t1" / "floor.password").write_text(password("t1") + "\n")
+        await until((boss, daemon), lambda: copied(boss, "t1", daemon))
+    assert "connected to the broker" in caplog.text
 
-    asyncio.run(scenario())
 
-
-def test_a_broker_with_a_wrong_name_or_down_is_one_line_each(tmp_path, quick_retries, caplog):
+async def test_a_broker_with_a_wrong_name_or_down_is_one_line_each(tmp_path, caplog, heard):
     caplog.set_level(logging.INFO, logger="faro_pi")
     down = Mosquitto(tmp_path / "broker", {"t1": password("t1")})  # never started
 
-    async def scenario():
-        async with table_publishing(tmp_path / "t1", down.url, "t1") as (daemon, _):
-            deal(daemon)
-            await until(lambda: floor_lines(caplog))
-            await asyncio.sleep(0.6)
-            assert len(floor_lines(caplog)) == 1
-            assert "Connection refused" in floor_lines(caplog)[0]
-        caplog.clear()
-        async with table_publishing(tmp_path / "t1", "mqtt://no-such-host.invalid", "t1"):
-            await until(lambda: floor_lines(caplog))
-            await asyncio.sleep(0.6)
-            assert len(floor_lines(caplog)) == 1
-            assert "no such host" in floor_lines(caplog)[0]
+    retries = Retries()
+    async with table_publishing(tmp_path / "t1", down.url, "t1", backoff=retries) as (daemon, _):
+        deal(daemon)
+        await until(heard, lambda: floor_lines(caplog))
+        await until(retries, lambda: retries.count >= 3)
+        assert len(floor_lines(caplog)) == 1
+        assert "Connection refused" in floor_lines(caplog)[0]
+    caplog.clear()
+    retries = Retries()
+    async with table_publishing(
+        tmp_path / "t1", "mqtt://no-such-host.invalid", "t1", backoff=retries
+    ):
+        await until(heard, lambda: floor_lines(caplog))
+        await until(retries, lambda: retries.count >= 3)
+        assert len(floor_lines(caplog)) == 1
+        assert "no such host" in floor_lines(caplog)[0]
 
-    asyncio.run(scenario())
+
+async def test_a_floor_that_comes_late_asks_for_the_rows_it_never_saw(tmp_path, broker, caplog):
+    """Nobody listened while the table dealt: the retained state tells the floor how far
+    the journal goes, and the floor asks for all of it."""
+    caplog.set_level(logging.INFO, logger="faro_pi")
+
+    async with table_publishing(tmp_path / "t1", broker.url, "t1") as (daemon, publisher):
+        deal(daemon)
+        # Every row acknowledged, and the state after the last one kept by the broker too.
+        await until(
+            publisher,
+            lambda: publisher.acked.seq == publisher.state_kept == daemon.journal.count(),
+        )
+        head = daemon.journal.count()
+        async with floor_running(tmp_path / "floor", broker) as (boss, _, _):
+            await until((boss, daemon), lambda: copied(boss, "t1", daemon))
+            balances = dict(boss.views["t1"].table.balances)
+    assert "floor: t1: rows 1 to" in caplog.text
+    assert "floor: the floor asked for the rows from 1 again" in caplog.text
+    assert "".join(export_lines(tmp_path / "floor" / "store", "t1")) == journal_export(
+        tmp_path / "t1" / "journal.sqlite3"
+    )
+    # The floor starts again from its copies alone, broker or not.
+    async with floor_running(tmp_path / "floor", broker) as (boss, _, _):
+        view = boss.views["t1"]
+        assert view.copy.head == head and view.table.balances == balances
+        assert view.online is True and view.since is not None  # as last heard
+        await until(boss, lambda: view.online is False)  # the table's will, kept by the broker
 
 
-def test_two_tables_under_one_name_each_say_so_and_so_do_the_floor_and_the_doctor(
-    tmp_path, broker, quick_retries, caplog
+def stopped_table(folder: Path) -> None:
+    """Takes the stopped daemon's WAL into its journal, so the file can be changed whole."""
+    with contextlib.closing(sqlite3.connect(folder / "journal.sqlite3")) as db:
+        db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+
+
+async def test_two_tables_under_one_name_each_say_so_and_so_do_the_floor_and_the_doctor(
+    tmp_path, broker, caplog
 ):
     """A cloned SD card: two tables as t1, one broker user, one client id, each closing the
     other's connection. Both raise a floor alarm, the floor's page says two starts take
@@ -436,104 +496,66 @@ def test_two_tables_under_one_name_each_say_so_and_so_do_the_floor_and_the_docto
     def alarmed(daemon) -> bool:
         return any(alarm.kind == "floor" for alarm in daemon.table.alarms)
 
-    async def scenario():
-        async with (
-            floor_running(tmp_path / "floor", broker) as (boss, page, _),
-            table_publishing(tmp_path / "one", broker.url, "t1") as (one, _),
-            table_publishing(tmp_path / "other", broker.url, "t1") as (other, _),
-        ):
-            await until(lambda: alarmed(one) and alarmed(other))
-            await until(lambda: "twins" in boss.views["t1"].witness)
-            line = page.pit()["tables"][0]
-            assert any("two tables are on the floor as t1" in a["text"] for a in line["alarms"])
-            for folder in ("one", "other"):
-                config = load_config(tmp_path / folder / "config.toml", environ={})
-                check = await asyncio.to_thread(broker_check, config, 3)
-                assert check.ok is False, check.line()
-                assert "another table is on the floor as t1" in check.detail
-                assert "floor.table" in check.fix
-        (alarm,) = [a for a in one.table.alarms if a.kind == "floor"]
-        assert "another table is on the floor as t1" in alarm.text
-
-    asyncio.run(scenario())
+    async with (
+        floor_running(tmp_path / "floor", broker) as (boss, page, _),
+        table_publishing(tmp_path / "one", broker.url, "t1", backoff=Retries()) as (one, _),
+        table_publishing(tmp_path / "other", broker.url, "t1", backoff=Retries()) as (other, _),
+    ):
+        await until((one, other), lambda: alarmed(one) and alarmed(other))
+        await until(boss, lambda: "twins" in boss.views["t1"].witness)
+        line = page.pit()["tables"][0]
+        assert any("two tables are on the floor as t1" in a["text"] for a in line["alarms"])
+        for folder in ("one", "other"):
+            config = load_config(tmp_path / folder / "floor.toml", environ={})
+            check = await asyncio.to_thread(broker_check, config, 3)
+            assert check.ok is False, check.line()
+            assert "another table is on the floor as t1" in check.detail
+            assert "floor.table" in check.fix
+    (alarm,) = [a for a in one.table.alarms if a.kind == "floor"]
+    assert "another table is on the floor as t1" in alarm.text
 
 
-def test_a_floor_that_comes_late_asks_for_the_rows_it_never_saw(tmp_path, broker, caplog):
-    """Nobody listened while the table dealt: the retained state tells the floor how far
-    the journal goes, and the floor asks for all of it."""
-    caplog.set_level(logging.INFO, logger="faro_pi")
-
-    async def scenario():
-        async with table_publishing(tmp_path / "t1", broker.url, "t1") as (daemon, publisher):
-            deal(daemon)
-            await until(lambda: publisher.acked.seq == daemon.journal.count())
-            head = daemon.journal.count()
-            await asyncio.sleep(0.6)  # the state after the last row has gone out too
-            async with floor_running(tmp_path / "floor", broker) as (boss, _, _):
-                await until(lambda: copied(boss, daemon))
-                balances = dict(boss.views["t1"].table.balances)
-        assert "floor: t1: rows 1 to" in caplog.text
-        assert "floor: the floor asked for the rows from 1 again" in caplog.text
-        assert "".join(export_lines(tmp_path / "floor" / "store", "t1")) == journal_export(
-            tmp_path / "t1" / "journal.sqlite3"
-        )
-        # The floor starts again from its copies alone, broker or not.
-        async with floor_running(tmp_path / "floor", broker) as (boss, _, _):
-            view = boss.views["t1"]
-            assert view.copy.head == head and view.table.balances == balances
-            assert view.online is True and view.since is not None  # as last heard
-            await until(lambda: view.online is False)  # the table's will, kept by the broker
-
-    asyncio.run(scenario())
-
-
-def stopped_table(folder: Path) -> None:
-    """Takes the stopped daemon's WAL into its journal, so the file can be changed whole."""
-    with contextlib.closing(sqlite3.connect(folder / "journal.sqlite3")) as db:
-        db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-
-
-def test_another_journal_copied_over_a_tables_is_an_alarm_not_a_splice(tmp_path, broker, caplog):
+async def test_another_journal_copied_over_a_tables_is_an_alarm_not_a_splice(
+    tmp_path, broker, caplog
+):
     """A longer journal of another table's is copied over t1's while its cursor is still
     valid, and the broker keeps an old state of t1's that names rows no journal has: the
     floor takes none of the foreign rows, says so on its page, and stops asking."""
     caplog.set_level(logging.INFO, logger="faro_pi")
     folder = tmp_path / "t1"
     foreign = tmp_path / "t2.sqlite3"
-    length = demo_journal(foreign, seed=9)
+    demo_journal(foreign, seed=9)
     old_state = b'{"version":506,"head":{"seq":506,"hash":null}}'
 
-    async def scenario():
-        async with floor_running(tmp_path / "floor", broker) as (boss, page, _):
-            async with table_publishing(folder, broker.url, "t1") as (daemon, publisher):
-                daemon.enter(Session(SEATS, "Cy"))
-                for card in DECK[:10]:
-                    daemon.enter(CardDrawn(card))
-                await until(lambda: copied(boss, daemon) and publisher.acked.seq == 11)
-            stopped_table(folder)
-            ours = journal_export(folder / "journal.sqlite3")
-            shutil.copyfile(foreign, folder / "journal.sqlite3")
-            async with aiomqtt.Client(
-                "127.0.0.1", broker.port, username="t1", password=password("t1")
-            ) as old:
-                await old.publish(topics("faro", "t1").state, old_state, qos=1, retain=True)
-            async with table_publishing(folder, broker.url, "t1") as (daemon, publisher):
-                view = boss.views["t1"]
-                await until(lambda: "breaks" in view.witness)
-                await until(lambda: boss.gaps["t1"].known == length)
-                assert view.copy.head == 11
-                assert "row 12 from the table does not continue" in view.witness["breaks"]
-                line = page.pit()["tables"][0]
-                assert {"kind": "floor", "text": view.witness["breaks"]} in line["alarms"]
-                assert page.pit()["alarms"] == 1
-        assert "".join(export_lines(tmp_path / "floor" / "store", "t1")) == ours
-        asked = [r.getMessage() for r in caplog.records if "are missing; asking" in r.getMessage()]
-        assert len([line for line in asked if "506" in line]) <= 1, asked
-
-    asyncio.run(scenario())
+    async with floor_running(tmp_path / "floor", broker) as (boss, page, _):
+        async with table_publishing(folder, broker.url, "t1") as (daemon, publisher):
+            daemon.enter(Session(SEATS, "Cy"))
+            for card in DECK[:10]:
+                daemon.enter(CardDrawn(card))
+            await until(
+                (boss, publisher), lambda: copied(boss, "t1", daemon) and publisher.acked.seq == 11
+            )
+        stopped_table(folder)
+        ours = journal_export(folder / "journal.sqlite3")
+        shutil.copyfile(foreign, folder / "journal.sqlite3")
+        async with aiomqtt.Client(
+            "127.0.0.1", broker.port, username="t1", password=password("t1")
+        ) as old:
+            await old.publish(topics("faro", "t1").state, old_state, qos=1, retain=True)
+        async with table_publishing(folder, broker.url, "t1") as (daemon, publisher):
+            view = boss.views["t1"]
+            await until(boss, lambda: "breaks" in view.witness and boss.gaps["t1"].known < 506)
+            assert view.copy.head == 11
+            assert "row 12 from the table does not continue" in view.witness["breaks"]
+            line = page.pit()["tables"][0]
+            assert {"kind": "floor", "text": view.witness["breaks"]} in line["alarms"]
+            assert page.pit()["alarms"] == 1
+    assert "".join(export_lines(tmp_path / "floor" / "store", "t1")) == ours
+    asked = [r.getMessage() for r in caplog.records if "are missing; asking" in r.getMessage()]
+    assert len([line for line in asked if "506" in line]) <= 1, asked
 
 
-def test_rows_lost_at_a_tables_end_are_an_alarm_on_the_floor_and_for_verify(
+async def test_rows_lost_at_a_tables_end_are_an_alarm_on_the_floor_and_for_verify(
     tmp_path, broker, caplog
 ):
     """The last rows of a night are cut from the journal while the table is stopped: its
@@ -559,31 +581,28 @@ def test_rows_lost_at_a_tables_end_are_an_alarm_on_the_floor_and_for_verify(
         assert verify.main(journal, out=out, err=err, against=str(tmp_path / "nowhere")) == 1
         assert "cannot read the record" in err.getvalue()
 
-    async def scenario():
-        async with floor_running(tmp_path / "floor", broker) as (boss, page, _):
-            async with table_publishing(folder, broker.url, "t1") as (daemon, _):
-                deal(daemon)
-                await until(lambda: copied(boss, daemon))
-                head = daemon.journal.count()
-            stopped_table(folder)
-            with contextlib.closing(sqlite3.connect(journal)) as db, db:
-                noted = db.execute("SELECT hash FROM events WHERE id = ?", (head,)).fetchone()[0]
-                db.execute("DROP TRIGGER events_no_delete")
-                db.execute("DELETE FROM events WHERE id > ?", (head - 3,))
-            check_against(head, noted)
-            async with table_publishing(folder, broker.url, "t1"):
-                view = boss.views["t1"]
-                await until(lambda: "lost" in view.witness)
-                text = view.witness["lost"]
-                assert f"to {head}: the table lost them" in text
-                assert {"kind": "floor", "text": text} in page.pit()["tables"][0]["alarms"]
-                assert view.copy.head == head
-        assert "the table lost them" in caplog.text
-
-    asyncio.run(scenario())
+    async with floor_running(tmp_path / "floor", broker) as (boss, page, _):
+        async with table_publishing(folder, broker.url, "t1") as (daemon, _):
+            deal(daemon)
+            await until((boss, daemon), lambda: copied(boss, "t1", daemon))
+            head = daemon.journal.count()
+        stopped_table(folder)
+        with contextlib.closing(sqlite3.connect(journal)) as db, db:
+            noted = db.execute("SELECT hash FROM events WHERE id = ?", (head,)).fetchone()[0]
+            db.execute("DROP TRIGGER events_no_delete")
+            db.execute("DELETE FROM events WHERE id > ?", (head - 3,))
+        check_against(head, noted)
+        async with table_publishing(folder, broker.url, "t1"):
+            view = boss.views["t1"]
+            await until(boss, lambda: "lost" in view.witness)
+            text = view.witness["lost"]
+            assert f"to {head}: the table lost them" in text
+            assert {"kind": "floor", "text": text} in page.pit()["tables"][0]["alarms"]
+            assert view.copy.head == head
+    assert "the table lost them" in caplog.text
 
 
-def test_a_hostile_table_cannot_take_the_floor_down_nor_put_junk_in_its_copy(
+async def test_a_hostile_table_cannot_take_the_floor_down_nor_put_junk_in_its_copy(
     tmp_path, broker, caplog
 ):
     """Rows nested 5,000 deep, rows that are not events, a row past any journal, a deep
@@ -593,45 +612,40 @@ def test_a_hostile_table_cannot_take_the_floor_down_nor_put_junk_in_its_copy(
     deep = b"[" * 5000 + b"]" * 5000
     t1 = topics("faro", "t1")
 
-    async def scenario():
+    async with aiomqtt.Client(
+        "127.0.0.1", broker.port, username="t1", password=password("t1")
+    ) as hostile:
+        await hostile.publish(t1.state, b'{"version":3,"x":' + deep + b"}", qos=1, retain=True)
+    async with floor_running(tmp_path / "floor", broker) as (boss, _, _):
         async with aiomqtt.Client(
             "127.0.0.1", broker.port, username="t1", password=password("t1")
         ) as hostile:
-            await hostile.publish(t1.state, b'{"version":3,"x":' + deep + b"}", qos=1, retain=True)
-        async with floor_running(tmp_path / "floor", broker) as (boss, _, _):
-            async with aiomqtt.Client(
-                "127.0.0.1", broker.port, username="t1", password=password("t1")
-            ) as hostile:
-                for payload in (
-                    b'{"seq":1,"pack":1,"event":' + deep + b"}",
-                    b'{"seq":1,"pack":1,"event":{"type":"lock","x":' + deep + b"}}",
-                    b'{"seq":1,"pack":1,"event":{"x":1}}',
-                    b'{"seq":1,"pack":1,"event":{"x":1}}',
-                    b'{"seq":100000000000000000000,"pack":1,"event":{"type":"lock"}}',
-                    b'{"seq":1,"pack":1,"event":{"type":"lock"},"refused":"' + b"x" * 70000 + b'"}',
-                ):
-                    await hostile.publish(t1.journal, payload, qos=1)
-                await hostile.publish(t1.status, b"offline", qos=1, retain=True)
-            await until(lambda: "t1" in boss.views and boss.views["t1"].online is False)
-            assert boss.views["t1"].copy.head == 0
-            assert boss.gaps["t1"].known == 0
-        async with (
-            floor_running(tmp_path / "floor", broker) as (boss, _, _),
-            table_publishing(tmp_path / "t1", broker.url, "t1") as (daemon, _),
-        ):
-            deal(daemon)
-            await until(lambda: copied(boss, daemon))
-        assert "".join(export_lines(tmp_path / "floor" / "store", "t1")) == journal_export(
-            tmp_path / "t1" / "journal.sqlite3"
-        )
-        ignored = [r.getMessage() for r in caplog.records if "ignored a message" in r.getMessage()]
-        assert len([line for line in ignored if "on journal" in line]) == 1, ignored
-        assert len([line for line in ignored if "on state" in line]) == 2, ignored  # two starts
+            for payload in (
+                b'{"seq":1,"pack":1,"event":' + deep + b"}",
+                b'{"seq":1,"pack":1,"event":{"type":"lock","x":' + deep + b"}}",
+                b'{"seq":1,"pack":1,"event":{"x":1}}',
+                b'{"seq":1,"pack":1,"event":{"x":1}}',
+                b'{"seq":100000000000000000000,"pack":1,"event":{"type":"lock"}}',
+                b'{"seq":1,"pack":1,"event":{"type":"lock"},"refused":"' + b"x" * 70000 + b'"}',
+            ):
+                await hostile.publish(t1.journal, payload, qos=1)
+            await hostile.publish(t1.status, b"offline", qos=1, retain=True)
+        await until(boss, lambda: "t1" in boss.views and boss.views["t1"].online is False)
+        assert boss.views["t1"].copy.head == 0
+        assert boss.gaps["t1"].known == 0
+    async with (
+        floor_running(tmp_path / "floor", broker) as (boss, _, _),
+        table_publishing(tmp_path / "t1", broker.url, "t1") as (daemon, _),
+    ):
+        deal(daemon)
+        await until((boss, daemon), lambda: copied(boss, "t1", daemon))
+    assert "".join(export_lines(tmp_path / "floor" / "store", "t1")) == journal_export(
+        tmp_path / "t1" / "journal.sqlite3"
+    )
+    ignored = [r.getMessage() for r in caplog.records if "ignored a message" in r.getMessage()]
+    assert len([line for line in ignored if "on journal" in line]) == 1, ignored
+    assert len([line for line in ignored if "on state" in line]) == 2, ignored  # two starts
 
-    asyncio.run(scenario())
-
-
-# -- the floor page -------------------------------------------------------------------------
 
 TOKEN = "pit-boss"
 CHROMIUM = os.environ.get("FARO_CHROMIUM", "/usr/bin/chromium")
@@ -670,8 +684,28 @@ async def pit_of_three(tmp_path: Path, broker: Mosquitto):
                 break
         daemons["t3"].enter(Session(("Ann", "Gus"), "Gus"))
         daemons["t3"].submit(Alarm("noread", "the reader saw no card"))
-        await until(lambda: all(copied(boss, daemon) for daemon in daemons.values()))
+        await until(
+            (boss, *daemons.values()),
+            lambda: all(copied(boss, name, daemon) for name, daemon in daemons.items()),
+        )
         yield boss, port, daemons
+
+
+def test_the_floor_names_the_file_of_the_token_it_makes(tmp_path, broker, caplog):
+    caplog.set_level(logging.INFO, logger="faro_pi")
+    token_file = tmp_path / "floor" / "store" / command.TOKEN_FILE
+
+    async def start() -> list[str]:
+        caplog.clear()
+        async with floor_running(tmp_path / "floor", broker, token=None) as (_, page, port):
+            assert page.token == token_file.read_text().strip()
+            lines = [r.getMessage() for r in caplog.records]
+        page_line = f"floor: page on http://127.0.0.1:{port}/ (token in {token_file})"
+        assert page_line in lines, lines
+        return [line for line in lines if "made a new token" in line]
+
+    assert asyncio.run(start()) == [f"floor: made a new token in {token_file}"]
+    assert asyncio.run(start()) == []  # kept: the next start reads it
 
 
 def test_the_floor_page_needs_its_token_and_reads_the_pit(tmp_path, broker):
@@ -688,6 +722,8 @@ def test_the_floor_page_needs_its_token_and_reads_the_pit(tmp_path, broker):
             answer = await http.get("/", params={"token": TOKEN})
             assert answer.status_code == 303 and answer.headers["location"] == "/"
             assert "httponly" in answer.headers["set-cookie"].lower()
+            # it keeps across the browser's restarts, as a cookie without an age would not
+            assert f"max-age={30 * 24 * 3600}" in answer.headers["set-cookie"].lower()
             pit = (await http.get("/api/pit")).json()
             by_name = {t["name"]: t for t in pit["tables"]}
             assert list(by_name) == ["t1", "t2", "t3"]
@@ -723,61 +759,54 @@ def test_the_floor_page_needs_its_token_and_reads_the_pit(tmp_path, broker):
     asyncio.run(scenario())
 
 
-def test_the_floor_page_in_chromium_is_live_within_a_second_of_a_card(tmp_path, broker):
+async def test_the_floor_page_in_chromium_is_live_within_a_second_of_a_card(tmp_path, broker):
     """``FARO_GOLDEN=update`` writes the screenshot to tests/golden/floor/ (for the README)."""
     executable = chromium()
 
-    async def scenario():
-        from playwright.async_api import async_playwright
+    from playwright.async_api import async_playwright
 
-        async with (
-            pit_of_three(tmp_path, broker) as (_, port, daemons),
-            async_playwright() as playwright,
-        ):
-            browser = await playwright.chromium.launch(
-                executable_path=executable, args=BROWSER_ARGS
+    async with (
+        pit_of_three(tmp_path, broker) as (_, port, daemons),
+        async_playwright() as playwright,
+    ):
+        browser = await playwright.chromium.launch(executable_path=executable, args=BROWSER_ARGS)
+        try:
+            base = f"http://127.0.0.1:{port}"
+            stranger = await browser.new_page()
+            await stranger.goto(base + "/")
+            await stranger.wait_for_selector("#signin", state="visible", timeout=5_000)
+            page = await browser.new_page(viewport={"width": 1280, "height": 900})
+            errors: list[str] = []
+            page.on("pageerror", lambda exc: errors.append(str(exc)))
+            await page.goto(f"{base}/?token={TOKEN}")
+            await page.wait_for_selector('[data-table="t3"][data-alarm="true"]', timeout=5_000)
+            assert await page.locator("article.table").count() == 3
+            link = page.locator('[data-table="t2"] a.console')
+            assert await link.get_attribute("href") == "http://10.0.0.22:8077/"
+            assert await page.locator("#chart polyline").count() == 3
+            assert await page.locator("#players tr").count() == 7
+            t1 = daemons["t1"]
+            out = len(t1.table.pack.exposed)
+            card = next(c for c in DECK if c not in t1.table.pack.exposed)
+            started = time.perf_counter()
+            t1.enter(CardDrawn(card))
+            await page.wait_for_function(
+                "n => document.querySelector('[data-table=\"t1\"] .deal')"
+                ".textContent.includes(`${n}/52`)",
+                arg=out + 1,
+                timeout=5_000,
             )
-            try:
-                base = f"http://127.0.0.1:{port}"
-                stranger = await browser.new_page()
-                await stranger.goto(base + "/")
-                await stranger.wait_for_selector("#signin", state="visible", timeout=5_000)
-                page = await browser.new_page(viewport={"width": 1280, "height": 900})
-                errors: list[str] = []
-                page.on("pageerror", lambda exc: errors.append(str(exc)))
-                await page.goto(f"{base}/?token={TOKEN}")
-                await page.wait_for_selector('[data-table="t3"][data-alarm="true"]', timeout=5_000)
-                assert await page.locator("article.table").count() == 3
-                link = page.locator('[data-table="t2"] a.console')
-                assert await link.get_attribute("href") == "http://10.0.0.22:8077/"
-                assert await page.locator("#chart polyline").count() == 3
-                assert await page.locator("#players tr").count() == 7
-                t1 = daemons["t1"]
-                out = len(t1.table.pack.exposed)
-                card = next(c for c in DECK if c not in t1.table.pack.exposed)
-                started = time.perf_counter()
-                t1.enter(CardDrawn(card))
-                await page.wait_for_function(
-                    "n => document.querySelector('[data-table=\"t1\"] .deal')"
-                    ".textContent.includes(`${n}/52`)",
-                    arg=out + 1,
-                    timeout=5_000,
-                )
-                assert time.perf_counter() - started < 1.0
-                shot = tmp_path / "floor.png"
-                if os.environ.get("FARO_GOLDEN") == "update":
-                    GOLDEN.mkdir(parents=True, exist_ok=True)
-                    shot = GOLDEN / "floor.png"
-                await page.screenshot(path=shot, full_page=True)
-                assert shot.stat().st_size > 10_000
-                assert errors == []
-            finally:
-                await browser.close()
+            assert time.perf_counter() - started < 1.0
+            shot = tmp_path / "floor.png"
+            if os.environ.get("FARO_GOLDEN") == "update":
+                GOLDEN.mkdir(parents=True, exist_ok=True)
+                shot = GOLDEN / "floor.png"
+            await page.screenshot(path=shot, full_page=True)
+            assert shot.stat().st_size > 10_000
+            assert errors == []
+        finally:
+            await browser.close()
 
-    asyncio.run(scenario())
-
-
-# -- end to end: three tables in processes of their own, a broker that dies ------------------
 
 ROOT = Path(__file__).parent.parent
 CONSOLE_TOKEN = "the-lookout-at-table"
@@ -797,21 +826,24 @@ class TableProcess:
         self.proc: subprocess.Popen | None = None
         self.auth = {"Authorization": f"Bearer {CONSOLE_TOKEN}"}
 
-    async def start(self, http: httpx.AsyncClient) -> None:
-        with (self.folder / "daemon.log").open("a") as log_file:
-            self.proc = subprocess.Popen(
-                [sys.executable, "-m", "tests.floor_table", str(self.config)],
-                cwd=ROOT,
-                stdout=subprocess.DEVNULL,
-                stderr=log_file,
-            )
-        async with asyncio.timeout(20):
-            while True:
-                assert self.proc.poll() is None, (self.folder / "daemon.log").read_text()
-                with contextlib.suppress(httpx.TransportError):
-                    if (await http.get(self.url("/api/state"))).status_code == 200:
-                        return
-                await asyncio.sleep(0.05)
+    async def start(self) -> None:
+        """Starts the table and awaits its READY=1, sent once its console listens."""
+        notify = NotifySocket(self.folder)
+        try:
+            with (self.folder / "daemon.log").open("a") as log_file:
+                self.proc = subprocess.Popen(
+                    [sys.executable, "-m", "tests.floor_table", str(self.config)],
+                    cwd=ROOT,
+                    env=notify.environ(),
+                    stdout=subprocess.DEVNULL,
+                    stderr=log_file,
+                )
+            try:
+                await notify.awaited("READY=1", timeout=20)
+            except TimeoutError:
+                raise AssertionError((self.folder / "daemon.log").read_text()) from None
+        finally:
+            notify.close()
 
     def url(self, path: str) -> str:
         return f"http://127.0.0.1:{self.port}{path}"
@@ -835,7 +867,7 @@ class TableProcess:
         return self.folder / "journal.sqlite3"
 
 
-def test_three_tables_copied_whole_through_broker_restarts_and_a_kill_9(tmp_path, broker):
+async def test_three_tables_copied_whole_through_broker_restarts_and_a_kill_9(tmp_path, broker):
     """Two packs at each of three tables while the broker is killed and started twice and
     one table is killed with SIGKILL and started again: at the end each table's copy on the
     floor exports byte for byte what the table's own journal exports."""
@@ -850,51 +882,46 @@ def test_three_tables_copied_whole_through_broker_restarts_and_a_kill_9(tmp_path
         3 * steps // 4 + 25: broker.start,
     }
 
-    async def scenario():
-        async with (
-            httpx.AsyncClient(timeout=10) as http,
-            floor_running(tmp_path / "floor", broker) as (boss, _, _),
-        ):
-            for table in tables:
-                await table.start(http)
-            try:
-                for step in range(steps):
-                    what = happenings.get(step)
-                    if what == "kill t2":
-                        tables[1].kill()  # between two entries: each one answered is committed
-                        await tables[1].start(http)
-                    elif what is not None:
-                        what()
-                    for table, night in zip(tables, nights, strict=True):
-                        if step < len(night):
-                            await table.enter(http, night[step])
-                    await asyncio.sleep(0.01)  # a brisk dealer, so the outages span entries
-
-                def all_copied() -> bool:
-                    for table in tables:
-                        with Journal.open(table.journal(), readonly=True) as journal:
-                            head = journal.count()
-                        view = boss.views.get(table.name)
-                        if view is None or view.copy.head != head:
-                            return False
-                    return True
-
-                await until(all_copied, timeout=90, every=0.2)
-            finally:
-                for table in tables:
-                    table.stop()
-        store = tmp_path / "floor" / "store"
+    async with (
+        httpx.AsyncClient(timeout=10) as http,
+        floor_running(tmp_path / "floor", broker) as (boss, _, _),
+    ):
         for table in tables:
-            assert "".join(export_lines(store, table.name)) == journal_export(table.journal())
-        logs = {table.name: (table.folder / "daemon.log").read_text() for table in tables}
-        assert logs["t2"].count("INFO ready:") == 2  # killed, and started again
-        assert all(text.count("floor: lost the broker") == 2 for text in logs.values())
-        assert any("the floor asked for the rows from" in text for text in logs.values())
+            await table.start()
+        try:
+            for step in range(steps):
+                what = happenings.get(step)
+                if what == "kill t2":
+                    tables[1].kill()  # between two entries: each one answered is committed
+                    await tables[1].start()
+                elif what is not None:
+                    what()
+                for table, night in zip(tables, nights, strict=True):
+                    if step < len(night):
+                        await table.enter(http, night[step])
+                await asyncio.sleep(0.01)  # a brisk dealer, so the outages span entries
 
-    asyncio.run(scenario())
+            def all_copied() -> bool:
+                for table in tables:
+                    with Journal.open(table.journal(), readonly=True) as journal:
+                        head = journal.count()
+                    view = boss.views.get(table.name)
+                    if view is None or view.copy.head != head:
+                        return False
+                return True
 
+            await until(boss, all_copied, timeout=90)
+        finally:
+            for table in tables:
+                table.stop()
+    store = tmp_path / "floor" / "store"
+    for table in tables:
+        assert "".join(export_lines(store, table.name)) == journal_export(table.journal())
+    logs = {table.name: (table.folder / "daemon.log").read_text() for table in tables}
+    assert logs["t2"].count("INFO ready:") == 2  # killed, and started again
+    assert all(text.count("floor: lost the broker") == 2 for text in logs.values())
+    assert any("the floor asked for the rows from" in text for text in logs.values())
 
-# -- the floor's unit ---------------------------------------------------------------------
 
 FLOOR_UNIT = ROOT / "systemd" / "faro-pi-floor.service"
 
@@ -937,9 +964,6 @@ def load_floor_config_text(text: str):
         return load_floor_config(path)
 
 
-# -- faro-pi doctor's line ------------------------------------------------------------------
-
-
 def test_the_doctors_line_says_whether_the_broker_takes_the_table(tmp_path, broker):
     from faro_pi.doctor.broker import broker_check
 
@@ -957,9 +981,6 @@ def test_the_doctors_line_says_whether_the_broker_takes_the_table(tmp_path, brok
     assert down.ok is False and "running" in down.fix
     nowhere = check(url="mqtt://no-such-host.invalid")
     assert nowhere.ok is False and "floor.broker" in nowhere.fix
-
-
-# -- deal integrity on the floor ------------------------------------------------------------
 
 
 def test_the_floor_reports_each_complete_packs_integrity_and_keeps_it(tmp_path):
@@ -983,9 +1004,6 @@ def test_the_floor_reports_each_complete_packs_integrity_and_keeps_it(tmp_path):
     copy.close()
     again = TableView("t1", Copy(copy_path(tmp_path, "t1")))
     assert again.integrity == view.integrity
-
-
-# -- the command line -----------------------------------------------------------------------
 
 
 def test_faro_pi_floor_export_prints_the_copy_and_says_what_is_missing(tmp_path, capsys):

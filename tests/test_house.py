@@ -228,6 +228,18 @@ def test_the_house_keeps_the_bank_at_a_shuffle_and_teaching_rotates_it():
         assert t.banker == banker
 
 
+def test_the_house_hands_its_bank_on_only_between_packs():
+    t = table()
+    deal(t, "2C")
+    assert refused(t, {"type": "bank", "player": "Ann"}) == "mid-pack"  # nor between turns
+    deal(t, *(c.code for c in DECK if c.code != "2C"))
+    t.apply(event_from_json({"type": "bank", "player": "Ann"}))
+    t.apply(event_from_json({"type": "shuffle"}))
+    assert t.banker == "Ann" and [r.banker for r in t.pack_records] == ["House", "Ann"]
+    assert refused(t, {"type": "bet", "player": "Ann", "rank": "9", "weight": 3}) == "banker"
+    bet(t, "House", 3, rank="9")  # the house's seat is a punter's now
+
+
 @pytest.mark.parametrize(
     "session",
     [

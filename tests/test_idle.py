@@ -24,12 +24,13 @@ from faro_pi.game.events import Session
 from faro_pi.game.rules import Table
 from faro_pi.virtual.chain import watched_factory
 from faro_pi.virtual.oled import VirtualOled
+from tests.conftest import COUNTING
 
 TASKS = Path("/proc/self/task")
 pytestmark = pytest.mark.skipif(not TASKS.is_dir(), reason="needs Linux's /proc/self/task")
 
 LEDS = LedsConfig("74hc595-spi", 10, 11, 8, 18, 0.5)
-BUTTONS = ButtonsConfig(17, 27, 22, 0.03, 1.5)
+BUTTONS = ButtonsConfig(17, 27, 22, 0.03, 1.5, 3.0)
 DISPLAY = DisplayConfig(driver="ssd1306", i2c_port=1, i2c_address=0x3C, rotate=0)
 
 
@@ -38,18 +39,6 @@ def wakes(thread: threading.Thread) -> int:
     status = (TASKS / str(thread.native_id) / "status").read_text()
     line = next(line for line in status.splitlines() if line.startswith("voluntary_ctxt"))
     return int(line.split(":")[1])
-
-
-class CountingLoop(asyncio.SelectorEventLoop):
-    """An event loop that keeps the callback of every timer scheduled on it."""
-
-    def __init__(self):
-        super().__init__()
-        self.timers: list = []
-
-    def call_at(self, when, callback, *args, context=None):
-        self.timers.append(callback)
-        return super().call_at(when, callback, *args, context=context)
 
 
 @dataclasses.dataclass
@@ -93,17 +82,14 @@ async def idle_second(leds: LedsConfig = LEDS) -> Idle:
         factory.close()
 
 
-def run(coroutine):
-    loop = CountingLoop()
-    try:
-        return loop.run_until_complete(coroutine)
-    finally:
-        loop.close()
+@pytest.fixture(scope="module")
+def anyio_backend():
+    return COUNTING
 
 
 @pytest.mark.parametrize("driver", ["74hc595-spi", "74hc595"])
-def test_an_idle_table_wakes_no_thread_and_sets_no_timer(driver):
-    idle = run(idle_second(dataclasses.replace(LEDS, driver=driver)))
+async def test_an_idle_table_wakes_no_thread_and_sets_no_timer(driver):
+    idle = await idle_second(dataclasses.replace(LEDS, driver=driver))
     assert "oled" in idle.threads  # the display's worker is there, asleep
     assert {name: n for name, n in idle.threads.items() if n > 1} == {}
     assert idle.timers == []

@@ -425,3 +425,26 @@ def test_the_module_is_pure():
 
 def test_ranks_and_suits_are_the_packs():
     assert (len(RANKS), len(SUITS)) == (integrity.RANKS, integrity.SUITS)
+
+
+def test_faro_pi_integrity_prints_each_figure_beside_what_a_fair_shuffle_gives():
+    from faro_pi.service.deals import figures
+
+    fair, again = shuffled(3), shuffled(4)
+    first = figures(report(fair))
+    assert first[0].startswith("splits: ") and "flagged from 7)" in first[0]
+    assert " or fewer in " in first[0]
+    assert first[2].endswith("; never flagged)")  # a run of one rank is at most 4
+    assert first[-1] == "the previous pack: not in this journal, so no check of a false shuffle"
+    second = figures(report(again, fair))
+    found = report(again, fair)
+    assert second[4].startswith(
+        f"most cards in the previous pack's order: {found.kept_order.value} (a fair shuffle: "
+    )
+    kept = found.kept_run
+    assert second[5].startswith(
+        f"longest run kept together from the previous pack: {kept.value} from card {kept.at} "
+    )
+    assert "at most" in second[5] or "every pack" in second[5]  # its chance is a bound
+    stacked = figures(report(_with_splits(fair, 25)))
+    assert stacked[0].startswith("splits: 25 (a fair shuffle: 25 or more less than once in a bi")

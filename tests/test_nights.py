@@ -99,6 +99,52 @@ def test_a_night_closes_only_between_packs_and_the_next_is_seated_after_the_shuf
     assert refused(t, {**again, "seats": ["X", "Y"], "banker": "X"}) == "one-session"
 
 
+def test_the_bank_passes_between_packs_and_the_old_banker_may_then_leave():
+    t = seated("Ann", "Bob", "Cy")
+    play(t, {"type": "bank", "player": "Ann"})  # before the soda
+    assert t.banker == "Ann"
+    play(t, {"type": "bet", "player": "Cy", "rank": "5", "weight": 2}, *cards("2C", "3H", "5D"))
+    assert t.balances == {"Ann": -2, "Bob": 0, "Cy": 2}  # Ann's bank paid Cy
+    assert refused(t, {"type": "bank", "player": "Bob"}) == "mid-pack"
+    play(t, {"type": "leave", "player": "Cy"})  # no longer the banker: Cy may get up
+    assert t.seats == ("Ann", "Bob") and sum(t.balances.values()) == 0
+
+
+def test_passing_the_bank_is_refused_to_whom_the_rules_do_not_allow():
+    assert refused(Table(), {"type": "bank", "player": "Ann"}) == "no-session"
+    t = seated("Ann", "Bob", "Cy")
+    assert refused(t, {"type": "bank", "player": "Zed"}) == "not-seated"
+    assert refused(t, {"type": "bank", "player": "Cy"}) == "banker"  # has it already
+    play(t, {"type": "bet", "player": "Ann", "rank": "5", "weight": 2})
+    with pytest.raises(Refused, match="Ann has bets on the layout: take them off"):
+        t.apply(event_from_json({"type": "bank", "player": "Ann"}))
+    play(t, *cards(*PACK[:3]))
+    with pytest.raises(Refused, match="the bank passes between packs: before the soda or after"):
+        t.apply(event_from_json({"type": "bank", "player": "Bob"}))
+
+
+@pytest.mark.parametrize("profile", ["teaching", "house"])
+def test_a_bank_passed_after_the_hock_banks_the_next_pack_and_the_last_keeps_its_banker(profile):
+    t = Table()
+    session = {"type": "session", "seats": ["Ann", "Bob", "Cy"], "banker": "Cy"}
+    play(t, {**session, "profile": profile}, *cards(*PACK), {"type": "bank", "player": "Bob"})
+    assert t.banker == "Bob" and t.pack_records[-1].banker == "Cy"
+    play(t, {"type": "shuffle"})  # the teaching rotation does not pass it on again
+    assert t.banker == "Bob" and [r.banker for r in t.pack_records] == ["Cy", "Bob"]
+    play(t, *cards(*PACK), {"type": "shuffle"})
+    rotated = "Cy" if profile == "teaching" else "Bob"
+    assert t.banker == rotated and [r.banker for r in t.pack_records] == ["Cy", "Bob", rotated]
+
+
+def test_a_void_of_the_hock_takes_back_the_bank_passed_after_it():
+    t = seated("Ann", "Bob", "Cy")
+    play(t, *cards(*PACK), {"type": "bank", "player": "Ann"})
+    play(t, {"type": "void", "card": PACK[-1]})
+    assert t.banker == "Cy" and [type(e).__name__ for e in t.dropped] == ["Bank"]
+    again = resume.load(resume.save(t))
+    assert again.state == t.state
+
+
 def test_closing_before_the_soda_withdraws_what_stands():
     t = seated("Ann", "Bob", "Cy")
     play(t, {"type": "bet", "player": "Ann", "rank": "5", "weight": 2}, {"type": "close"})

@@ -130,8 +130,12 @@ class Table:
     async def pick(self, player: str | None = None, weight: int | None = None) -> None:
         if player is not None:
             await self.page.tap(f'#players [data-player="{player}"]')
-        if weight is not None:
-            await self.page.tap(f'#weights [data-weight="{weight}"]')
+        if weight is not None:  # a button, or else typed in
+            button = self.page.locator(f'#weights [data-weight="{weight}"]')
+            if await button.count():
+                await button.tap()
+            else:
+                await self.page.locator("#weight-typed").fill(str(weight))
 
 
 @contextlib.asynccontextmanager
@@ -327,7 +331,8 @@ def test_predictions_are_placed_and_taken_off_by_tapping_the_layout(tmp_path):
             await table.spot("K").locator(".card").tap()
             await expect(table.chips("K", "Bob", copper=True)).to_have_text("10")
             assert "copper" in await table.chips("K", "Bob").get_attribute("class")
-            await page.tap("#copper")
+            # Copper plays one bet to lose, and goes off once it is placed.
+            await expect(page.locator("#copper")).to_have_attribute("aria-pressed", "false")
             await table.pick("Ann", 4)
             # The same tap again at once is asked about; confirmed, it stacks: 4 and 4 show as 8.
             async with still_time(page):
@@ -384,32 +389,44 @@ def test_house_rules_put_bets_between_the_cards_and_on_the_high_card(tmp_path):
             await expect(page.locator("#rules")).to_contain_text("House rules: odd weights")
             await expect(page.locator("#rules")).to_contain_text("high card, combinations")
             # Odd weights too, under the house's rules.
-            weights = ["1", "2", "3", "4", "5", "6", "10", "25", "50", "100"]
+            weights = ["1", "2", "5", "10", "25", "50", "100"]
             await expect(page.locator("#weights .weight")).to_have_text(weights)
 
             def between(place: str):
                 return page.locator(f'#layout .between[data-place="{place}"]')
 
-            # Between the 9 and the 10: a two-card bet; its check sits on the gap.
+            # Combine, then the 9 and the 10 beside it: a two-card bet, its check under the
+            # cards with the place's name.
             await table.pick("Ann", 4)
-            await between("9-10").locator(".hit").tap()
-            await expect(between("9-10").locator(".chip")).to_have_text("4")
+            await page.tap("#combine")
+            await table.spot("9").locator(".card").tap()
+            await expect(table.spot("9")).to_have_class("spot upper chosen")
+            await expect(table.spot("10")).to_have_class("spot upper partner")
+            await table.spot("10").locator(".card").tap()
+            await expect(between("9-10").locator(".chip")).to_have_attribute("data-weight", "4")
+            await expect(between("9-10")).to_contain_text("9-10")
+            await expect(page.locator("#combine")).to_have_attribute("aria-pressed", "false")
             shown = state_of(table.daemon.table, 0)["predictions"]
             assert [(p["player"], p["ranks"], p["weight"]) for p in shown] == [
                 ("Ann", ["9", "10"], 4)
             ]
-            nine, ten = [await table.spot(r).bounding_box() for r in ("9", "10")]
-            gap = await between("9-10").bounding_box()
-            assert ten["x"] + ten["width"] <= gap["x"] + gap["width"] / 2 <= nine["x"]
 
-            # At the corner of four, coppered; the 7 has a place beside the 6 and the 8.
+            # Diagonally, the corner of four, coppered: the ace, then the queen.
             await table.pick("Bob", 2)
             await page.tap("#copper")
-            await between("A-2-K-Q").locator(".hit").tap()
-            await page.tap("#copper")
-            await expect(between("A-2-K-Q").locator(".chip.copper")).to_have_text("2")
-            await expect(between("6-7")).to_have_count(1)
-            await expect(between("7-8")).to_have_count(1)
+            await page.tap("#combine")
+            await table.spot("A").locator(".card").tap()
+            await table.spot("Q").locator(".card").tap()
+            await expect(between("A-2-K-Q").locator(".chip.copper")).to_have_attribute(
+                "data-weight", "2"
+            )
+            # The 7 makes a combination with the 6 and the 8.
+            await page.tap("#combine")
+            await table.spot("7").locator(".card").tap()
+            await expect(page.locator("#layout .spot.partner")).to_have_count(2)
+            await expect(table.spot("6")).to_have_class("spot lower partner")
+            await expect(table.spot("8")).to_have_class("spot upper partner")
+            await page.tap("#combine")  # let go: no combination
 
             # The high card, at the dealer's edge: below the row nearest the dealer.
             high = page.locator("#layout .high-card")
@@ -417,7 +434,7 @@ def test_house_rules_put_bets_between_the_cards_and_on_the_high_card(tmp_path):
             assert (await high.bounding_box())["y"] > (await table.spot("A").bounding_box())["y"]
             await table.pick("Bob", 6)
             await high.locator(".hit").tap()
-            await expect(high.locator(".chip")).to_have_text("6")
+            await expect(high.locator(".chip")).to_have_attribute("data-weight", "6")
             placed = {
                 (p.player, p.ranks, p.high_card, p.copper) for p in table.daemon.table.predictions
             }
@@ -448,7 +465,8 @@ def test_house_rules_put_bets_between_the_cards_and_on_the_high_card(tmp_path):
             assert title == "Ann +4 (won on 9-10)"
 
             # An odd weight, as the house allows.
-            await table.pick("Ann", 3)
+            await table.pick("Ann")
+            await page.locator("#weight-typed").fill("3")
             await table.spot("J").locator(".card").tap()
             await expect(table.chips("J", "Ann")).to_have_text("3")
             assert ("Ann", 11, 3) in [
@@ -506,7 +524,6 @@ def test_a_pack_settles_on_the_page_down_to_calling_the_turn(tmp_path):
             await table.pick("Bob", 4)
             await page.tap("#copper")
             await table.spot("2").locator(".card").tap()  # coppered on 2♠, the first loser
-            await page.tap("#copper")
             await expect(page.locator(".chip")).to_have_count(2)
             table.deal(*deal[:3])
             await table.settled()
@@ -695,9 +712,11 @@ def test_the_page_fits_a_phone_and_a_tablet(tmp_path):
                     arg=viewport["width"],
                     timeout=TIMEOUT,
                 )
-                # Five stacks on the 3: a card shows four checks, the last one "+2".
-                await expect(table.spot("3").locator(".chip")).to_have_count(4)
-                await expect(table.spot("3").locator(".chip.more")).to_have_text("+2")
+                # Five stacks on the 3: a phone's card shows two checks, a tablet's three, the
+                # last one how many more.
+                shown = {"phone": 2, "tablet": 3}[name]
+                await expect(table.spot("3").locator(".chip")).to_have_count(shown)
+                await expect(table.spot("3").locator(".chip.more")).to_have_text(f"+{6 - shown}")
                 width = await page.evaluate("document.documentElement.scrollWidth")
                 assert width <= viewport["width"], (name, width)
                 assert "null" not in await page.locator("main").inner_text()
@@ -885,7 +904,7 @@ def test_an_entry_is_taken_back_with_one_tap_for_five_seconds(tmp_path):
             await expect(table.chips("K", "Ann", copper=True)).to_have_text("4")
             await undo.tap()
             await expect(table.chips("K")).to_have_count(0)
-            await page.tap("#copper")
+            await expect(page.locator("#copper")).to_have_attribute("aria-pressed", "false")
 
             # Taken off, then put back.
             await page.tap("#take-off")
@@ -964,8 +983,10 @@ def test_a_pair_settled_shows_under_the_felt_on_a_phone(tmp_path):
                 GOLDEN.mkdir(parents=True, exist_ok=True)
                 await page.screenshot(path=GOLDEN / "phone-settled.png")
 
-            # Five players on the 5: three checks show, and "+2" lists them all by name.
-            await expect(table.chips("5")).to_have_count(4)
+            # Five players on the 5: one check shows and "+4", which lists them all by name
+            # in take-off mode (a tap on the card bets, as ever).
+            await expect(table.chips("5")).to_have_count(2)
+            await page.tap("#take-off")
             await table.spot("5").locator(".chip.more").tap()
             listed = page.locator("#checks-list li")
             await expect(listed.locator(".name")).to_have_text(seats[:5])
@@ -975,6 +996,7 @@ def test_a_pair_settled_shows_under_the_felt_on_a_phone(tmp_path):
             await expect(page.locator("#undo-offer")).to_contain_text(
                 "Dee's ordinary bets taken off 5"
             )
+            await page.tap("#take-off")
             assert "Dee" not in [p.player for p in table.daemon.table.predictions if p.rank == 5]
 
             # A finger held on a card lists its checks too, and places nothing.
@@ -1030,10 +1052,19 @@ def test_players_join_and_leave_and_the_night_is_closed_from_the_page(tmp_path):
             await expect(ann.locator(".balance")).to_have_text("+4")
             assert seats() == ("Bob", "Cy", "Dee", "Ann")
 
-            # The night closes between packs only: after the hock, here.
+            # The night closes, and the bank passes, between packs only: after the hock, here.
             await expect(page.locator("#close-night")).to_be_disabled()
+            await expect(page.locator("#pass-bank")).to_be_disabled()
             table.deal(*[code for code in pack_ending_with() if code not in first])
             await table.settled()
+            await page.tap("#pass-bank")
+            await expect(page.locator("#bank-list button")).to_have_text(
+                ["Bob banks", "Dee banks", "Ann banks"]
+            )
+            await page.tap('#bank-list [data-player="Bob"]')
+            bob = page.locator('#balances li[data-player="Bob"]')
+            await expect(bob.locator(".badge.bank")).to_have_text("bank")
+            assert table.daemon.table.banker == "Bob"
             await page.tap("#close-night")
             await expect(page.locator("#close-table tbody tr")).to_have_count(4)
             await page.tap("#close-confirm")

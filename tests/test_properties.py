@@ -16,6 +16,7 @@ from faro_pi.game.events import (
     LOCK,
     SHUFFLE,
     Alarm,
+    Bank,
     Bet,
     Call,
     CardDrawn,
@@ -70,6 +71,8 @@ def table_events(draw):
             events.append(Alarm("noread", "re-feed"))
         elif roll < 0.96:
             events.append(CLEAR)
+        elif roll < 0.98:
+            events.append(Bank(rng.choice(PLAYERS)))
         else:
             events.append(Session(("Dee", "Eve"), "Dee"))
     return events
@@ -284,9 +287,11 @@ def house_table_events(draw):
             left = [c.rank for c in deck[dealt:]]
             order = tuple(rng.sample(left, 3) if len(left) >= 3 else (1, 2, 3))
             events.append(Call(player, weight, order=order))
-        else:
+        elif roll < 0.98:
             events.append(Void())
             dealt = max(0, dealt - 1)  # the card voided is dealt again
+        else:
+            events.append(Bank(player))
     return events
 
 

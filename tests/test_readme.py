@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 
 from faro_pi.config import reference_markdown
+from tests.conftest import NotifySocket
 
 ROOT = Path(__file__).parent.parent
 README = ROOT / "README.md"
@@ -113,10 +114,18 @@ class Shell:
         self.port = _free_port()
         (table / "config.toml").write_text(TABLE_CONFIG.format(folder=table, port=self.port))
         self.env = {k: v for k, v in os.environ.items() if not k.startswith("FARO_PI")}
-        # faro-pi on the PATH, as once installed on the Pi
-        self.env["PATH"] = f"{VENV_BIN}{os.pathsep}{self.env.get('PATH', '')}"
+        # a fresh clone's: no faro-pi on the PATH (make sim and make test put it in .venv/bin)
+        self.env["PATH"] = os.pathsep.join(
+            folder
+            for folder in self.env.get("PATH", "").split(os.pathsep)
+            if folder and not (Path(folder) / "faro-pi").exists()
+        )
         self.daemon: subprocess.Popen | None = None
         self.skipped: list[tuple[str, str]] = []
+
+    def installed(self) -> None:
+        """From here on faro-pi is on the PATH, as once installed on the Pi."""
+        self.env["PATH"] = f"{VENV_BIN}{os.pathsep}{self.env['PATH']}"
 
     def rewrite(self, line: str) -> str:
         """The line as it runs here: the Pi's config and journal folder are the test's table's,
@@ -182,24 +191,29 @@ class Shell:
         print(f"$ {command}  (the options checked against --help)")
 
     def start_daemon(self, command: str) -> None:
-        """The service, as the Pi runs it: in the background until the end, its console up."""
-        self.daemon = subprocess.Popen(
-            ["bash", "-c", f"exec {command}"],
-            cwd=self.folder,
-            env=self.env,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
-        deadline = time.monotonic() + 10
-        while time.monotonic() < deadline:
-            assert self.daemon.poll() is None, self.daemon.communicate()[1]
-            with socket.socket() as probe:
-                if probe.connect_ex(("127.0.0.1", self.port)) == 0:
-                    print(f"$ {command}  (in the background)")
-                    return
-            time.sleep(0.05)
-        raise AssertionError(f"{command}: the console never answered")
+        """The service, as the Pi runs it: in the background until the end, its console up.
+
+        Awaited as systemd does, by its READY=1, sent once the console listens."""
+        notify = NotifySocket(self.folder)
+        try:
+            self.daemon = subprocess.Popen(
+                ["bash", "-c", f"exec {command}"],
+                cwd=self.folder,
+                env={**self.env, "NOTIFY_SOCKET": notify.path},
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+            )
+            try:
+                notify.wait_for("READY=1", timeout=10)
+            except TimeoutError:
+                self.daemon.kill()
+                raise AssertionError(
+                    f"{command}: never ready: {self.daemon.communicate()[1]}"
+                ) from None
+        finally:
+            notify.close()
+        print(f"$ {command}  (in the background)")
 
     def stop_daemon(self) -> None:
         if self.daemon is None:
@@ -209,12 +223,15 @@ class Shell:
         assert self.daemon.returncode == 0, errors
 
 
-def check(line: str, done: subprocess.CompletedProcess, folder: Path) -> None:
+def check(line: str, done: subprocess.CompletedProcess, shell: Shell) -> None:
     """What the README promises of a command beyond its exit status."""
+    folder = shell.folder
     if "faro-pi doctor" in line:
         # No reader is plugged in here: its check alone may fail, and then doctor exits 1.
-        failed = [out for out in done.stdout.splitlines() if out.startswith("FAIL")]
+        *checks, tally = done.stdout.splitlines()
+        failed = [out for out in checks if out.startswith("FAIL")]
         assert all(out.split()[1] == "reader:" for out in failed), done.stdout
+        assert tally.startswith("FAIL  1 check failed" if failed else "ok    "), tally
         assert done.returncode == (1 if failed else 0), done.stdout
         return
     assert done.returncode == 0, f"{line}\n{done.stdout}\n{done.stderr}"
@@ -223,19 +240,29 @@ def check(line: str, done: subprocess.CompletedProcess, folder: Path) -> None:
         summary = json.loads((folder / "sim-out" / "summary.json").read_text())
         assert json.loads(done.stdout)["balances"] == summary["balances"]
         assert summary["cards"] > 0
+    if _without_comment(line) == "make sim":
+        # The command the simulator prints runs as printed, from the same folder.
+        [printed] = [out for out in done.stdout.splitlines() if out.startswith("replay it: ")]
+        replayed = shell.run(printed.removeprefix("replay it: "))
+        assert replayed is not None and replayed.returncode == 0, replayed
 
 
 def test_every_shell_command_of_the_readme_runs_here(tmp_path):
     started = time.perf_counter()
     shell = Shell(tmp_path)
-    blocks = shell_blocks(README.read_text())
-    assert blocks
+    text = README.read_text()
+    at_the_pi = text.index("\n## Running the table\n")  # before it, a fresh clone's commands
+    clones, pis = shell_blocks(text[:at_the_pi]), shell_blocks(text[at_the_pi:])
+    assert clones and pis
     try:
-        for block in blocks:
+        for block in [*clones, None, *pis]:
+            if block is None:
+                shell.installed()
+                continue
             for line in block:
                 done = shell.run(line)
                 if done is not None:
-                    check(line, done, tmp_path)
+                    check(line, done, shell)
     finally:
         shell.stop_daemon()
     for line, why in shell.skipped:

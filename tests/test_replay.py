@@ -163,7 +163,7 @@ _KEYS = st.sampled_from(
 )  # fmt: skip
 _TYPES = st.sampled_from(
     ["session", "card", "bet", "remove", "lock", "call", "shuffle", "void", "alarm", "clear",
-     "join", "leave", "close", "nope", 3, None]
+     "join", "leave", "close", "bank", "nope", 3, None]
 )  # fmt: skip
 
 

@@ -59,55 +59,46 @@ def shoe(owner: Owner, lost_after: float = 60.0) -> tuple[Fsp1Shoe, Port]:
     return fsp1, port
 
 
-def test_a_noise_byte_is_no_sign_of_life_and_a_stream_of_it_raises_its_own_alarm():
-    async def scenario():
-        owner = Owner()
-        fsp1, _ = shoe(owner, lost_after=0.05)
-        await asyncio.wait_for(owner.alarmed.wait(), 5)  # silence: the lost alarm
-        assert [a.kind for a in owner.alarms] == ["lost"]
-        fsp1.received(b"\x00")
-        assert [a.kind for a in owner.alarms] == ["lost"]
-        fsp1.received(bytes(range(1, 256)) * 3)  # a wrong baud rate's garbage
-        assert [a.kind for a in owner.alarms] == ["lost", "noise"]
-        assert "baud rate" in owner.alarms[-1].text
-        fsp1.received(Heartbeat(0).to_bytes())  # a whole frame: alive, and quiet again
-        assert owner.alarms == []
-        fsp1.close()
-
-    asyncio.run(scenario())
+async def test_a_noise_byte_is_no_sign_of_life_and_a_stream_of_it_raises_its_own_alarm():
+    owner = Owner()
+    fsp1, _ = shoe(owner, lost_after=0.05)
+    await asyncio.wait_for(owner.alarmed.wait(), 5)  # silence: the lost alarm
+    assert [a.kind for a in owner.alarms] == ["lost"]
+    fsp1.received(b"\x00")
+    assert [a.kind for a in owner.alarms] == ["lost"]
+    fsp1.received(bytes(range(1, 256)) * 3)  # a wrong baud rate's garbage
+    assert [a.kind for a in owner.alarms] == ["lost", "noise"]
+    assert "baud rate" in owner.alarms[-1].text
+    fsp1.received(Heartbeat(0).to_bytes())  # a whole frame: alive, and quiet again
+    assert owner.alarms == []
+    fsp1.close()
 
 
-def test_a_stale_frame_is_alarmed_though_a_gap_alarm_stands():
-    async def scenario():
-        owner = Owner()
-        fsp1, port = shoe(owner)
-        fsp1.received(Hello(0, "test").to_bytes())
-        fsp1.received(CardFrame(5, parse_card("KD")).to_bytes())  # 4 missing: a gap
-        gaps = [a for a in owner.alarms if a.kind == "gap"]
-        assert len(gaps) == 1 and "never arrived" in gaps[0].text
-        fsp1.received(CardFrame(2, parse_card("2C")).to_bytes())  # behind the journal
-        gaps = [a for a in owner.alarms if a.kind == "gap"]
-        assert "behind the journal" in gaps[0].text
-        assert port.written.count(b"$A,") == 3  # all acknowledged, the stale one too
-        fsp1.close()
-
-    asyncio.run(scenario())
+async def test_a_stale_frame_is_alarmed_though_a_gap_alarm_stands():
+    owner = Owner()
+    fsp1, port = shoe(owner)
+    fsp1.received(Hello(0, "test").to_bytes())
+    fsp1.received(CardFrame(5, parse_card("KD")).to_bytes())  # 4 missing: a gap
+    gaps = [a for a in owner.alarms if a.kind == "gap"]
+    assert len(gaps) == 1 and "never arrived" in gaps[0].text
+    fsp1.received(CardFrame(2, parse_card("2C")).to_bytes())  # behind the journal
+    gaps = [a for a in owner.alarms if a.kind == "gap"]
+    assert "behind the journal" in gaps[0].text
+    assert port.written.count(b"$A,") == 3  # all acknowledged, the stale one too
+    fsp1.close()
 
 
-def test_a_reading_the_journal_cannot_keep_is_not_acknowledged_and_raises_nothing():
-    async def scenario():
-        owner = Owner(fail=True)
-        fsp1, port = shoe(owner)
-        fsp1.received(Hello(0, "test").to_bytes())
-        written = port.written
-        fsp1.received(CardFrame(1, parse_card("KD")).to_bytes())  # no traceback escapes
-        assert port.written == written
-        fsp1.close()
-
-    asyncio.run(scenario())
+async def test_a_reading_the_journal_cannot_keep_is_not_acknowledged_and_raises_nothing():
+    owner = Owner(fail=True)
+    fsp1, port = shoe(owner)
+    fsp1.received(Hello(0, "test").to_bytes())
+    written = port.written
+    fsp1.received(CardFrame(1, parse_card("KD")).to_bytes())  # no traceback escapes
+    assert port.written == written
+    fsp1.close()
 
 
-def test_a_port_that_may_not_be_opened_raises_an_alarm_with_the_fix(monkeypatch):
+async def test_a_port_that_may_not_be_opened_raises_an_alarm_with_the_fix(monkeypatch):
     tries = asyncio.Event()
     count = [0]
 
@@ -118,20 +109,15 @@ def test_a_port_that_may_not_be_opened_raises_an_alarm_with_the_fix(monkeypatch)
         raise serial.SerialException(13, f"could not open port {url}: [Errno 13] Permission denied")
 
     monkeypatch.setattr(serial, "serial_for_url", denied)
-    monkeypatch.setattr(link, "BACKOFF_FIRST", 0.01)
 
-    async def scenario():
-        said = asyncio.Event()
-        why: list[str] = []
-        port = ReaderPort("/dev/ttyACM0", 115200, lambda data: None, refused=lambda w: (
-            why.append(w), said.set()))  # fmt: skip
-        port.start()
-        await asyncio.wait_for(said.wait(), 5)
-        await asyncio.wait_for(tries.wait(), 5)  # more tries: still one alarm
-        await port.close()
-        return why
-
-    why = asyncio.run(scenario())
+    said = asyncio.Event()
+    why: list[str] = []
+    port = ReaderPort("/dev/ttyACM0", 115200, lambda data: None, refused=lambda w: (
+        why.append(w), said.set()), backoff=0.01)  # fmt: skip
+    port.start()
+    await asyncio.wait_for(said.wait(), 5)
+    await asyncio.wait_for(tries.wait(), 5)  # more tries: still one alarm
+    await port.close()
     assert len(why) == 1 and "permission denied" in why[0] and "dialout" in why[0]
 
 

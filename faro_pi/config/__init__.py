@@ -99,6 +99,9 @@ class ButtonsConfig:
     undo_hold: float = declare(1.5,
                                "Seconds undo must be held to void the last card, so a brush can't.",
                                above=0)
+    pair_hold: float = declare(3.0,
+                               "Seconds new pack must be held to show the console's pairing "
+                               "code on the OLED.", above=0)
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,7 +16,7 @@ import sys
 from faro_pi.config import ConsoleConfig, load_config
 from faro_pi.console.token import read_token, token_path
 from faro_pi.exc import ConfigError
-from faro_pi.service.view import describe
+from faro_pi.service.view import describe, journal_id
 
 JOIN_THE_GROUP = (
     "add your login to the daemon's group (on the Pi: sudo usermod -aG faro-pi $USER, "
@@ -25,19 +25,26 @@ JOIN_THE_GROUP = (
 """How a lookout's login comes to read the installed config and the console's token."""
 
 
+JOURNAL_HEADER = "Faro-Journal"
+"""The journal a change is meant for (:func:`~faro_pi.service.view.journal_id`), sent with it."""
+
+
 def console_url(settings: ConsoleConfig) -> str:
     """Where the console answers on this machine: a wildcard address is reached on loopback."""
     host = {"0.0.0.0": "127.0.0.1", "::": "::1"}.get(settings.host, settings.host)
     return f"http://{f'[{host}]' if ':' in host else host}:{settings.port}"
 
 
-def _console_address(args: argparse.Namespace, *, writes: bool) -> tuple[str, str | None] | None:
-    """The console's URL and (for a change) its token, or None after printing why not."""
+def _console_address(
+    args: argparse.Namespace, *, writes: bool
+) -> tuple[str, str | None, str | None] | None:
+    """The console's URL, (for a change) its token, and the journal it must serve (from a
+    config), or None after printing why not."""
     if args.url:
         if writes and not args.token:
             print("faro-pi: --url needs --token to change anything", file=sys.stderr)
             return None
-        return args.url.rstrip("/"), args.token
+        return args.url.rstrip("/"), args.token, None
     try:
         config = load_config(args.config)
     except ConfigError as exc:
@@ -67,13 +74,21 @@ def _console_address(args: argparse.Namespace, *, writes: bool) -> tuple[str, st
         except OSError as exc:
             print(f"faro-pi: cannot read the console's token: {exc}", file=sys.stderr)
             return None
-    return url, token
+    return url, token, journal_id(config.journal.path)
 
 
 def ask(
-    url: str, token: str | None = None, event: dict | None = None, *, timeout: float = 10
+    url: str,
+    token: str | None = None,
+    event: dict | None = None,
+    *,
+    timeout: float = 10,
+    journal: str | None = None,
 ) -> tuple[int, object]:
-    """One request to the console: (HTTP status, decoded JSON answer); OSError if none came."""
+    """One request to the console: (HTTP status, decoded JSON answer); OSError if none came.
+
+    ``journal`` is the journal the change is meant for: another table's console refuses it.
+    """
     import urllib.error  # with urllib.request: http.client and email, ~15 ms that every
     import urllib.request  # faro-pi command would pay for the few that ask the console
 
@@ -84,6 +99,8 @@ def ask(
         headers["Content-Type"] = "application/json"
     if token is not None:
         headers["Authorization"] = f"Bearer {token}"
+    if journal is not None:
+        headers[JOURNAL_HEADER] = journal
     request = urllib.request.Request(url, data=data, headers=headers)
     try:
         with urllib.request.urlopen(request, timeout=timeout) as answer:
@@ -102,13 +119,21 @@ def _call_console(args: argparse.Namespace, path: str, event: dict | None = None
     where = _console_address(args, writes=event is not None)
     if where is None:
         return 2
-    url, token = where
+    url, token, journal = where
     try:
-        status, body = ask(url + path, token, event)
+        status, body = ask(url + path, token, event, journal=journal)
     except (OSError, ValueError) as exc:
         reason = getattr(exc, "reason", exc)
         print(
             f"faro-pi: no answer from the console at {url} ({reason}): is the daemon running?",
+            file=sys.stderr,
+        )
+        return 2
+    if journal is not None and (_serves(body) or journal) != journal:
+        print(
+            f"faro-pi: the console at {url} serves another table's journal, not "
+            f"{load_config(args.config).journal.path}: is another daemon on its port? "
+            "(this table's console is then not served: see its log)",
             file=sys.stderr,
         )
         return 2
@@ -120,9 +145,27 @@ def _call_console(args: argparse.Namespace, path: str, event: dict | None = None
         if not args.json:
             print(f"faro-pi: refused: {body['error']} [{body['rule']}]", file=sys.stderr)
         return 1
+    if status == 401:
+        print(
+            f"faro-pi: the console at {url} refused the token (401): {_TOKEN_FIX}", file=sys.stderr
+        )
+        return 2
     error = body.get("error") if isinstance(body, dict) else body
     print(f"faro-pi: the console answered {status}: {error}", file=sys.stderr)
     return 2
+
+
+_TOKEN_FIX = (
+    "give the console's token with --token TOKEN, or --config FILE to read it from the token "
+    "file the daemon keeps beside its journal (or the config's console.token)"
+)
+"""What a lookout at the shell does about a 401, where the console's own answer speaks of
+the header a program sends."""
+
+
+def _serves(body) -> str | None:
+    """The journal a console's answer says it serves."""
+    return body.get("journal") if isinstance(body, dict) else None
 
 
 def _enter(args: argparse.Namespace, event: dict) -> int:
@@ -137,7 +180,9 @@ def _enter(args: argparse.Namespace, event: dict) -> int:
             if k != "type"
         )
         print(f"{entered['type']}{' ' + details if details else ''}")
-        print(describe(answer["state"])[0])
+        table = _call_console(args, "/api/state")  # a post answers what it changed alone
+        if not isinstance(table, int):
+            print(describe(table)[0])
     return 0
 
 
@@ -154,6 +199,10 @@ def join(args: argparse.Namespace) -> int:
 
 def leave(args: argparse.Namespace) -> int:
     return _enter(args, {"type": "leave", "player": args.player})
+
+
+def bank(args: argparse.Namespace) -> int:
+    return _enter(args, {"type": "bank", "player": args.player})
 
 
 def bet(args: argparse.Namespace) -> int:

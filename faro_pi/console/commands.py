@@ -28,6 +28,7 @@ def add_console_commands(commands) -> None:
             "a player gets up: their bets and calls come off, their result stays",
             client.leave,
         ),
+        ("bank", "pass the bank to a seated player between packs", client.bank),
     ):
         client.subcommand(commands, name, help, run).add_argument("player", metavar="NAME")
 

@@ -6,9 +6,10 @@ daemon has set since; its ``main_loop`` wakes ten times a second to refresh
 the Date header and see whether it should stop. On the table the signals are
 the daemon's, which closes the console on its way out, and a Pi has better
 things to do than wake for nothing. uvicorn has no setting for either, so
-:class:`GuestServer` overrides the two hooks ``Server.serve`` calls. They were
-read in uvicorn's source, whose versions ``pyproject.toml`` pins; a test in
-``tests/test_console.py`` fails if either override stops taking effect.
+:class:`GuestServer` overrides the two hooks ``Server.serve`` calls, and its
+``shutdown``, which naps where it could wait. They were read in uvicorn's
+source, whose versions ``pyproject.toml`` pins; tests in
+``tests/test_console.py`` fail if an override stops taking effect.
 
 A guest must not take the table's file descriptors or its loop either, and
 uvicorn waits for ever for a request head that never ends and takes every
@@ -68,15 +69,20 @@ def connection_limit() -> int:
 
 
 class Door(ServerState):
-    """uvicorn's state shared by the connections, with who is in and who waits idle."""
+    """uvicorn's state shared by the connections, with who is in and who waits idle:
+    ``limit`` connections at most, each with ``request_timeout`` seconds for a request."""
 
-    def __init__(self, limit: int):
+    def __init__(self, limit: int, request_timeout: float = REQUEST_TIMEOUT):
         super().__init__()
         self.limit = limit
+        self.request_timeout = request_timeout
         self.held: set[Connection] = set()
         """Connections let in and not yet gone or shown out."""
         self.idle: dict[Connection, None] = {}
         """Held connections without a request under way, the longest waiting first."""
+        self.peers: dict[tuple, Connection] = {}
+        """Held connections by their client's address and port (an ASGI scope's ``client``)."""
+        self._emptied: asyncio.Event | None = None
 
     def let_in(self, newcomer: Connection) -> bool:
         """Holds ``newcomer``, showing out idle connections to stay within the limit;
@@ -88,11 +94,36 @@ class Door(ServerState):
             self.left(oldest)
             oldest.transport.close()
         self.held.add(newcomer)
+        if newcomer.client is not None:
+            self.peers[tuple(newcomer.client)] = newcomer
         return True
 
     def left(self, connection: Connection) -> None:
         self.held.discard(connection)
         self.idle.pop(connection, None)
+        if connection.client is not None:
+            peer = tuple(connection.client)
+            if self.peers.get(peer) is connection:
+                del self.peers[peer]
+
+    def hang_up(self, peer) -> None:
+        """Ends the connection of the client at ``peer`` (address, port), if still held, at
+        once: what it has not read is thrown away (a close would wait for it to read)."""
+        connection = self.peers.get(tuple(peer)) if peer is not None else None
+        if connection is not None:
+            self.left(connection)
+            connection.transport.abort()
+
+    def lost(self) -> None:
+        """A connection is gone (from uvicorn's ``connections`` too)."""
+        if self._emptied is not None and not self.connections:
+            self._emptied.set()
+
+    async def emptied(self) -> None:
+        """Until every connection is gone, woken by the last one's going."""
+        while self.connections:
+            self._emptied = asyncio.Event()
+            await self._emptied.wait()
 
 
 class Connection(H11Protocol):
@@ -124,6 +155,7 @@ class Connection(H11Protocol):
         self.server_state.left(self)
         self._cancel_deadline()
         super().connection_lost(exc)
+        self.server_state.lost()
 
     def _heard(self) -> None:
         """Keeps the door's idle list and the request's deadline in step with the request."""
@@ -136,7 +168,9 @@ class Connection(H11Protocol):
             self.server_state.idle.pop(self, None)
         if their in (h11.IDLE, h11.SEND_BODY):  # a request is due or under way
             if self._deadline is None:
-                self._deadline = self.loop.call_later(REQUEST_TIMEOUT, self._too_slow)
+                self._deadline = self.loop.call_later(
+                    self.server_state.request_timeout, self._too_slow
+                )
         else:
             self._cancel_deadline()
 
@@ -232,6 +266,37 @@ class GuestServer(uvicorn.Server):
 
     async def main_loop(self) -> None:
         await self._stopping.wait()
+
+    async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+        """uvicorn's shutdown without its naps: it sleeps a tenth of a second, then looks
+        ten times a second whether the connections and their requests are done. Here their
+        going is awaited, within the same grace, then the requests still running are
+        cancelled. On a Pi those naps were a good part of SIGTERM's time to exit."""
+        for server in self.servers:
+            server.close()
+        for sock in sockets or ():
+            sock.close()
+        door = self.server_state
+        for connection in list(door.connections):
+            connection.shutdown()
+        try:
+            async with asyncio.timeout(self.config.timeout_graceful_shutdown):
+                await door.emptied()
+                if door.tasks:
+                    await asyncio.wait(set(door.tasks))
+                for server in self.servers:
+                    await server.wait_closed()
+        except TimeoutError:
+            log.warning(
+                "console: %d connection(s) still open after %s s; closed",
+                len(door.connections),
+                self.config.timeout_graceful_shutdown,
+            )
+            for task in list(door.tasks):
+                task.cancel()
+            for connection in list(door.connections):
+                connection.transport.close()
+        await self.lifespan.shutdown()
 
     def stop(self) -> None:
         """Ends :meth:`serve`: no new connections, a second's grace for the open ones."""

@@ -147,6 +147,12 @@ _STATE = _object(
                 ("kind", "text", "card", "count"),
             ),
         },
+        "journal": {
+            **_STR,
+            "description": "The journal this console serves, as a digest of its path: the "
+            "command line checks it is the one its config names. Always in the console's "
+            "states.",
+        },
     },
     (
         "version",
@@ -268,6 +274,16 @@ def _content(schema: dict) -> dict:
     return {"application/json": {"schema": schema}}
 
 
+_MEANT_FOR = {
+    "name": "Faro-Journal",
+    "in": "header",
+    "schema": _STR,
+    "description": "The journal the change is meant for (the state's 'journal'); a console "
+    "serving another refuses it (409, rule 'journal') before anything else.",
+}
+_ENTERED_ANSWER = {"event": {"type": "object"}, "version": _INT, "journal": _STR}
+
+
 def _answer(description: str, schema: dict) -> dict:
     return {"description": description, "content": _content(schema)}
 
@@ -288,6 +304,7 @@ def openapi() -> dict:
                     "operationId": "enter",
                     "summary": "Enter one event at the table",
                     "security": [{"token": []}],
+                    "parameters": [_MEANT_FOR],
                     "requestBody": {
                         "required": True,
                         "content": {
@@ -303,11 +320,9 @@ def openapi() -> dict:
                     },
                     "responses": {
                         "200": _answer(
-                            "Applied: the event as journaled and the state after it",
-                            _object(
-                                {"event": {"type": "object"}, "state": _ref("State")},
-                                ("event", "state"),
-                            ),
+                            "Applied: the event as journaled and the version of the state "
+                            "after it (the state itself comes on GET /api/events)",
+                            _object(_ENTERED_ANSWER, tuple(_ENTERED_ANSWER)),
                         ),
                         "400": _answer("The body is not JSON", _ref("Error")),
                         "401": _answer("No token, or the wrong one", _ref("Error")),

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import hmac
 import json
 import logging
 import socket
@@ -29,19 +28,23 @@ from typing import Any
 
 from starlette.applications import Starlette
 from starlette.requests import ClientDisconnect
-from starlette.responses import Response
+from starlette.responses import FileResponse, PlainTextResponse, RedirectResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from faro_pi.config import Config
+from faro_pi.console.client import JOURNAL_HEADER
 from faro_pi.console.guest import GuestServer, guest_config
 from faro_pi.console.hosts import HostCheck, allowed_names
+from faro_pi.console.login import COOKIE, Login
+from faro_pi.console.login import link as login_link
 from faro_pi.console.openapi import openapi
 from faro_pi.console.render import Render
-from faro_pi.console.stream import HEARTBEAT, Client, EventStream
+from faro_pi.console.stream import HEARTBEAT, Client, EventStream, room
 from faro_pi.console.token import TOKEN_FILE, console_token, token_path
 from faro_pi.exc import JournalError, Refused
 from faro_pi.game.codec import event_from_json, event_to_json
+from faro_pi.game.events import Alarm, Clear
 from faro_pi.service import view as snapshot
 from faro_pi.service.export import export_lines
 from faro_pi.service.journal import Journal
@@ -76,23 +79,30 @@ async def open_console(daemon, config: Config) -> Console | None:
     try:
         token = console_token(settings, path)
     except OSError as exc:
-        log.warning("console: not served: cannot keep its token in %s (%s)", path, _why(exc))
-        return None
+        return _not_served(daemon, f"cannot keep its token in {path} ({_why(exc)})")
     try:
         listener = _listen(settings.host, settings.port)
     except OSError as exc:
-        log.warning(
-            "console: not served: cannot listen on %s port %d (%s)",
-            settings.host,
-            settings.port,
-            _why(exc),
-        )
-        return None
-    console = Console(daemon, token, names=allowed_names(settings))
+        where = f"{settings.host} port {settings.port}"
+        return _not_served(daemon, f"cannot listen on {where} ({_why(exc)})")
+    if daemon.has_alarm("console"):
+        with contextlib.suppress(JournalError):
+            daemon.submit(Clear("console"))  # served again
+    console = Console(daemon, token, names=allowed_names(settings), host=settings.host)
     console.start(listener)
     where = "set in the configuration" if settings.token else f"in {path}"
     log.info("console: http://%s:%d/ (token %s)", settings.host, console.port, where)
     return console
+
+
+def _not_served(daemon, why: str) -> None:
+    """Says in the log, and on the table (a ``console`` alarm the OLED and the case keeper
+    show), that the lookout has no console: the command line would otherwise reach
+    whatever else answers on its port."""
+    log.warning("console: not served: %s", why)
+    with contextlib.suppress(JournalError):  # said in the log; the table is as it was
+        daemon.submit(Alarm("console", f"no console: {why}"))
+    return None
 
 
 def _listen(host: str, port: int) -> socket.socket:
@@ -129,9 +139,12 @@ class Console:
         *,
         names: frozenset[str],
         heartbeat: float = HEARTBEAT,
+        host: str = "127.0.0.1",
     ):
         self.daemon = daemon
         self.token = token
+        self.login = Login(token)
+        self.host = host
         self.heartbeat = heartbeat
         self.version = daemon.journal.count()
         """Rises by one with every change; it starts from the journal's length, so it
@@ -142,6 +155,8 @@ class Console:
         self.render = Render()
         self.names = names
         """The names answered besides IP addresses (:mod:`faro_pi.console.hosts`)."""
+        self.journal = snapshot.journal_id(daemon.journal.path)
+        """The journal served, as every state names it (`view.journal_id`)."""
         self.app = self._app()
         self.server: GuestServer | None = None
         """The uvicorn server, once started."""
@@ -169,13 +184,17 @@ class Console:
         with contextlib.suppress(Exception):
             await self._serving
 
+    def pair(self) -> str:
+        """A new pairing link for the OLED: good once, for :data:`login.PAIRING` seconds."""
+        return login_link(self.host, self.port or 0, self.login.pairing())
+
     # -- the watcher -------------------------------------------------------------
 
     def changed(self, table, event) -> None:
         """The daemon's watcher: every open stream gets the new state."""
         self.version += 1
         if self.clients:
-            message = self.render.message(snapshot.state(table, self.version))
+            message = self.render.message(self._state_of(table))
             for client in self.clients:
                 client.offer(message)
 
@@ -184,6 +203,8 @@ class Console:
     def _app(self):
         app = Starlette(
             routes=[
+                Route("/", self._home, methods=["GET"]),
+                Route("/P/{code}", self._paired, methods=["GET"]),
                 Route("/openapi.json", self._openapi, methods=["GET"]),
                 Route("/api/state", self._state, methods=["GET"]),
                 Route("/api/history", self._history, methods=["GET"]),
@@ -197,11 +218,37 @@ class Console:
         )
         return HostCheck(app, self.names)
 
+    async def _home(self, request):
+        """The page; with ``?token=``, a session cookie for this browser, and on to ``/``
+        without the token in the address (nor in the history)."""
+        given = request.query_params.get("token")
+        if given is None:
+            return FileResponse(PAGE / "index.html", headers={"Cache-Control": "no-store"})
+        if not self.login.is_token(given):
+            return _page_text(401, "That link's token is not this table's. " + _HOW_TO_PAIR)
+        return self._logged_in()
+
+    async def _paired(self, request):
+        """A pairing link from the OLED: once, within its time, the same cookie."""
+        if not self.login.redeem(request.path_params["code"]):
+            return _page_text(
+                403, "That pairing link has been used or is out of time. " + _HOW_TO_PAIR
+            )
+        return self._logged_in()
+
+    def _logged_in(self):
+        answer = RedirectResponse("/", 303, headers={"Cache-Control": "no-store"})
+        self.login.cookie(answer)
+        return answer
+
     async def _openapi(self, request):
         return self._json(200, openapi())
 
+    def _state_of(self, table) -> dict:
+        return {**snapshot.state(table, self.version), "journal": self.journal}
+
     async def _state(self, request):
-        return self._json(200, snapshot.state(self.daemon.table, self.version))
+        return self._json(200, self._state_of(self.daemon.table))
 
     async def _history(self, request):
         return self._json(200, snapshot.history(self.daemon.table))
@@ -228,7 +275,18 @@ class Console:
         return self._json(404, {"error": f"the console has no {what}; see /openapi.json"})
 
     async def _enter(self, request):
-        if not self._authorized(request.headers.get("authorization", "")):
+        meant = request.headers.get(JOURNAL_HEADER)
+        if meant is not None and meant != self.journal:
+            return self._json(
+                409,
+                {
+                    "rule": "journal",
+                    "error": "this console serves another table's journal than the change "
+                    "is meant for: another daemon holds the port",
+                    "journal": self.journal,
+                },
+            )
+        if not self._authorized(request):
             return self._json(
                 401,
                 {
@@ -257,26 +315,48 @@ class Console:
             return self._json(409, {"rule": exc.rule, "error": exc.message})
         except JournalError as exc:
             return self._json(503, {"error": str(exc)})
-        state = snapshot.state(self.daemon.table, self.version)
-        return self._json(200, {"event": event_to_json(event), "state": state})
+        # What changed, not the table: with thousands of bets on the layout the whole
+        # state is hundreds of kB a post, and every stream brings it anyway.
+        entered = {"event": event_to_json(event), "version": self.version}
+        return self._json(200, {**entered, "journal": self.journal})
 
     def _json(self, status: int, body: Any, headers: dict[str, str] | None = None):
         return self.render.response(status, body, headers)
 
-    def _authorized(self, header: str) -> bool:
-        scheme, _, given = header.partition(" ")
-        if scheme.lower() != "bearer":
-            return False
-        return hmac.compare_digest(given.strip().encode(), self.token.encode())
+    def _authorized(self, request) -> bool:
+        """The token as ``Authorization: Bearer``, or the session cookie of a browser
+        logged in (:mod:`faro_pi.console.login`)."""
+        scheme, _, given = request.headers.get("authorization", "").partition(" ")
+        if scheme.lower() == "bearer":
+            return self.login.is_token(given)
+        return self.login.in_session(request.cookies.get(COOKIE))
 
     async def _stream(self, request):
         if self.closing:
             return self._json(503, {"error": "the table is closing"})
-        return EventStream(self._now, self.clients, self.heartbeat)
+        peer = request.scope.get("client")
+        address = peer[0] if peer else None
+        authorised = self._authorized(request)
+        if request.method == "GET" and (full := room(self.clients, address, authorised)):
+            status, why = full
+            return self._json(status, {"error": f"{why}: close one, or try again later"})
+        door = self.server.server_state if self.server is not None else None
+        client = Client(address, authorised, door and (lambda: door.hang_up(peer)))
+        return EventStream(self._now, self.clients, self.heartbeat, client)
 
     def _now(self) -> bytes:
         """The message of the table as it stands, a stream's first."""
-        return self.render.message(snapshot.state(self.daemon.table, self.version))
+        return self.render.message(self._state_of(self.daemon.table))
+
+
+_HOW_TO_PAIR = (
+    "Hold the shoe's new-pack button for 3 seconds and scan the code the table's screen "
+    "shows, or open the page and enter the console's token."
+)
+
+
+def _page_text(status: int, text: str):
+    return PlainTextResponse(text + "\n", status, headers={"Cache-Control": "no-store"})
 
 
 class _TooLarge(Exception):

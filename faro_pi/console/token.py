@@ -31,7 +31,7 @@ def token_path(config: Config) -> Path:
     return config.journal.path.parent / TOKEN_FILE
 
 
-def console_token(settings: ConsoleConfig, path: Path) -> str:
+def console_token(settings: ConsoleConfig, path: Path, who: str = "console") -> str:
     """The configured token, or the one kept at ``path`` (made there at the first start).
 
     The file is written whole under a temporary name, created with
@@ -62,7 +62,7 @@ def console_token(settings: ConsoleConfig, path: Path) -> str:
     finally:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(spare)
-    log.info("console: made a new token in %s", path)
+    log.info("%s: made a new token in %s", who, path)
     return token
 
 

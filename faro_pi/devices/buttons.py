@@ -1,8 +1,10 @@
 """The shoe's push buttons: signal (lock), undo, new pack.
 
 This module only names what was pressed and hands that word to the table's
-loop through ``hand``: ``signal``, ``new_pack``, ``undo`` (a short press) or
-``void`` (undo held down). Which backend drives the pins is the config's
+loop through ``hand``: ``signal``, ``new_pack``, ``undo`` (a short press),
+``void`` (undo held down) or ``pair`` (new pack held down: the OLED shows the
+console's pairing code; the press itself was ``new_pack`` as ever, which the
+rules take only after the hock). Which backend drives the pins is the config's
 ``gpio.pin_factory``, found by :func:`faro_pi.devices.pins.pin_factory`.
 
 Nothing here wakes up while no one touches a button. Handed a ``chip`` (on a
@@ -12,8 +14,8 @@ buttons are read straight from the kernel's ``/dev/gpiochipN``
 0.5 ms. Without one (the mock pins of the simulator and the tests) they are
 gpiozero input devices on the factory, called back on each edge.
 gpiozero's ``Button`` is not used: each one keeps a thread that wakes ten
-times a second to look for a hold. The only timer is the one that runs
-while undo is held down.
+times a second to look for a hold. The only timers are the ones that run
+while undo or new pack is held down.
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ class ShoeButtons:
 
     A short press of undo acknowledges the alarms; holding it for
     ``undo_hold`` seconds voids the last card, so a brush of the hand cannot.
+    Holding new pack for ``pair_hold`` seconds asks for the pairing code.
     """
 
     def __init__(
@@ -50,9 +53,12 @@ class ShoeButtons:
         self._hand = hand
         self._roles = {config.signal: "signal", config.undo: "undo", config.new_pack: "new_pack"}
         self._hold_time = config.undo_hold
+        self._pair_time = config.pair_hold
         self._lock = threading.Lock()
         self._hold: threading.Timer | None = None
         """Runs while undo is down, until it has been held for ``undo_hold``."""
+        self._pair_hold: threading.Timer | None = None
+        """Runs while new pack is down, until it has been held for ``pair_hold``."""
         self._held = False
         self._buttons = []
         self._lines: LineEvents | None = None
@@ -106,6 +112,16 @@ class ShoeButtons:
             self._pressed(role)
 
     def _pressed(self, role: str) -> None:
+        if role == "new_pack":
+            self._hand(role)
+            timer = threading.Timer(self._pair_time, self._new_pack_held)
+            timer.daemon = True
+            with self._lock:
+                if self._pair_hold is not None:
+                    self._pair_hold.cancel()
+                self._pair_hold = timer
+            timer.start()
+            return
         if role != "undo":
             self._hand(role)
             return
@@ -125,7 +141,20 @@ class ShoeButtons:
             self._held = True
         self._hand("void")
 
+    def _new_pack_held(self) -> None:
+        with self._lock:
+            if self._pair_hold is not threading.current_thread():
+                return  # released just as the time ran out
+            self._pair_hold = None
+        self._hand("pair")
+
     def _released(self, role: str) -> None:
+        if role == "new_pack":
+            with self._lock:
+                if self._pair_hold is not None:
+                    self._pair_hold.cancel()
+                    self._pair_hold = None
+            return
         if role != "undo":
             return
         with self._lock:
@@ -142,6 +171,9 @@ class ShoeButtons:
     def close(self) -> None:
         with self._lock:
             self._stop_hold()
+            if self._pair_hold is not None:
+                self._pair_hold.cancel()
+                self._pair_hold = None
         if self._lines is not None:
             self._lines.close()
             self._lines = None

@@ -30,6 +30,7 @@ from gpiozero.exc import GPIOZeroError, PinPWMUnsupported
 
 from faro_pi.board import ALL_LIT, frame_bytes
 from faro_pi.config import LedsConfig
+from faro_pi.devices.pwm import KernelPWM, channel_for
 from faro_pi.devices.shift_registers import DRIVERS, ShiftRegisters, SPIShiftRegisters
 from faro_pi.exc import FaroError
 from faro_pi.game.cards import RANKS, SUITS, Card
@@ -183,6 +184,11 @@ class CaseKeeper:
     length of a signal's phase in seconds. ``chain`` drives the 74HC595s in place
     of the driver ``leds.driver`` names: the composition root hands
     :class:`ShiftRegisters` where the pin factory has no SPI of its own.
+    ``pwm_root`` is the kernel's PWM in sysfs (:mod:`~faro_pi.devices.pwm`): OE on
+    a pin that has a channel there is the PWM hardware's, dimmed with nothing
+    waking; None (simulated pins) leaves OE to ``factory``. ``clock`` schedules the
+    phases (its ``call_later``): the running loop, unless a test hands in a clock of
+    its own.
     """
 
     def __init__(
@@ -192,11 +198,14 @@ class CaseKeeper:
         *,
         tick: float = TICK,
         chain: type[ShiftRegisters | SPIShiftRegisters] | None = None,
+        pwm_root=None,
+        clock=None,
     ):
         if config.driver not in DRIVERS:
             raise FaroError(f"leds.driver = {config.driver!r}: no case keeper to drive")
         self.brightness = config.brightness
         self.tick = tick
+        self._clock = clock
         self.shown: int | None = None
         """The frame latched last; None before the first."""
         self.steady = ALL_LIT
@@ -205,11 +214,15 @@ class CaseKeeper:
         self._timer: asyncio.TimerHandle | None = None
         self._still = asyncio.Event()
         self._still.set()
-        self._enable: DigitalOutputDevice | PWMOutputDevice | None = None
+        self._enable: DigitalOutputDevice | PWMOutputDevice | KernelPWM | None = None
         self._chain: ShiftRegisters | SPIShiftRegisters | None = None
         try:
             if config.enable is not None:
-                self._enable = self._output_enable(config.enable, factory)
+                channel = None if pwm_root is None else channel_for(config.enable, pwm_root)
+                if channel is not None:
+                    self._enable = KernelPWM(channel, PWM_HZ)
+                else:
+                    self._enable = self._output_enable(config.enable, factory)
             self._chain = (chain or DRIVERS[config.driver])(
                 config.data, config.clock, config.latch, pin_factory=factory
             )
@@ -222,7 +235,7 @@ class CaseKeeper:
 
     def _output_enable(self, pin: int, factory) -> DigitalOutputDevice | PWMOutputDevice:
         """OE, high (blank) for now: PWM if dimmed and the pin can, else on/off."""
-        if self.brightness < 1:
+        if self.brightness < 1:  # software PWM: 2 × PWM_HZ wake-ups a second
             try:
                 return PWMOutputDevice(
                     pin, active_high=False, initial_value=0, frequency=PWM_HZ, pin_factory=factory
@@ -267,7 +280,8 @@ class CaseKeeper:
             self._still.set()
             return
         delay = (later - self.phase) * self.tick
-        self._timer = asyncio.get_running_loop().call_later(delay, self._step, later)
+        clock = self._clock or asyncio.get_running_loop()
+        self._timer = clock.call_later(delay, self._step, later)
         self._still.clear()
 
     async def still(self) -> None:

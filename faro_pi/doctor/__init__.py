@@ -4,7 +4,8 @@ One line per check, ``ok``, ``FAIL`` (with the fix) or ``skip`` (not
 configured): the config parses; the gpiozero pin factory loads, and which one
 (gpiozero falling back from lgpio, the service's, fails); every configured pin
 is free; SPI0 is on for the case keeper's SPI driver, and off when the
-bit-banged one drives SPI0's pins (:mod:`faro_pi.doctor.buses`); the OLED
+bit-banged one drives SPI0's pins, and how OE is dimmed, by the kernel's PWM or
+by software (:mod:`faro_pi.doctor.buses`); the OLED
 answers on I²C, and its bus runs at 400 kHz; the reader's port opens and an
 fsp1 frame arrives; the journal's folder is writable; the clock is sane. A running
 daemon holds the pins and the reader's port: found on the same journal or the
@@ -39,7 +40,8 @@ from gpiozero import Device, InputDevice
 from faro_pi.board import ROLES, SPI0_PINS, spi_driver
 from faro_pi.config import Config, load_config
 from faro_pi.devices.pins import factory_name, pin_factory
-from faro_pi.doctor.buses import SPI_OFF, i2c_speed_check, spi_check
+from faro_pi.devices.pwm import PWM_ROOT, channel_for
+from faro_pi.doctor.buses import SPI_OFF, i2c_speed_check, pwm_check, spi_check
 from faro_pi.doctor.check import SERVICE_STOPPED, Check, one_line, verdicts
 from faro_pi.doctor.daemon import pins_beside, reader_beside, running_daemon
 from faro_pi.doctor.reader import check_reader
@@ -107,6 +109,7 @@ def run_checks(
         else:
             yield Check("pins", None, "not checked: no pin factory")
         yield spi_check(config, factory)
+        yield pwm_check(config, factory)
         yield _display(config)
         yield i2c_speed_check(config)
         yield reader_beside(running) if running else check_reader(config, reader_timeout)
@@ -127,18 +130,31 @@ def main(
     out: TextIO | None = None,
     **options,
 ) -> int:
-    """Prints each check as it completes; 0 when none failed, 1 otherwise."""
+    """Prints each check as it completes, then a tally tagged like them; 0 when none
+    failed, 1 otherwise."""
     out = out or sys.stdout
-    failed = total = 0
+    counts = {True: 0, False: 0, None: 0}
     for check in run_checks(config_path, reader_timeout=reader_timeout, **options):
-        total += 1
-        failed += check.ok is False
+        counts[check.ok] += 1
         print(check.line(), file=out, flush=True)
+    print(tally(counts[True], counts[False], counts[None]), file=out)
+    return 1 if counts[False] else 0
+
+
+def tally(passed: int, failed: int, skipped: int) -> str:
+    """The doctor's last line: a skipped check (not configured, or not to be checked here)
+    is counted apart, never as passed."""
+
+    def checks(count: int) -> str:
+        return f"{count} check{'' if count == 1 else 's'}"
+
     if failed:
-        print(f"{failed} of {total} checks failed", file=out)
-        return 1
-    print(f"all {total} checks passed", file=out)
-    return 0
+        line = f"FAIL  {checks(failed)} failed, {passed} passed"
+    elif skipped:
+        line = f"ok    {checks(passed)} passed, none failed"
+    else:
+        return f"ok    all {checks(passed)} passed"
+    return f"{line}, {skipped} skipped" if skipped else line
 
 
 # -- the checks ------------------------------------------------------------------
@@ -198,14 +214,20 @@ def _fallback_fix(reason: str) -> str:
     )
 
 
-def _pins(config: Config, factory) -> Iterator[Check]:
+def _pins(config: Config, factory, pwm_root: Path = PWM_ROOT) -> Iterator[Check]:
     on_spi = spi_driver(config.leds.driver)
     spi_keys = {f"leds.{role.key}": role.spi for role in ROLES if role.spi is not None}
+    enable = config.leds.enable
+    real = factory_name(factory) != "mock" and enable is not None
+    pwm = channel_for(enable, pwm_root) if real else None
     for key, pin in config.pins().items():
         name = f"GPIO{pin}"
         if on_spi and key in spi_keys:
             # Opened as a GPIO it would be taken from SPI0, until the next boot.
             yield Check(name, None, f"{key} is SPI0 {spi_keys[key]}, not opened: see spi")
+            continue
+        if pwm is not None and key == "leds.enable":  # likewise from the PWM
+            yield Check(name, None, f"{key} is the kernel's PWM ({pwm}), not opened: see pwm")
             continue
         try:
             device = InputDevice(pin, pull_up=None, active_state=True, pin_factory=factory)

@@ -1,4 +1,5 @@
-"""The doctor's look at the Pi's buses: SPI0 as ``leds.driver`` needs it, I²C's speed.
+"""The doctor's look at the Pi's buses: SPI0 as ``leds.driver`` needs it, I²C's speed,
+and the PWM that dims the case keeper.
 
 Both are set in the boot config (``/boot/firmware/config.txt``), which ``make install``
 writes (hardware/install.sh): ``dtparam=spi=on`` for an SPI driver of the case keeper,
@@ -15,7 +16,9 @@ from pathlib import Path
 
 from faro_pi.board import SPI0_PINS, spi_driver
 from faro_pi.config import Config
+from faro_pi.devices.case_keeper import PWM_HZ
 from faro_pi.devices.pins import factory_name
+from faro_pi.devices.pwm import OVERLAY_FUNCTION, PWM_ROOT, channel_for, overlay
 from faro_pi.doctor.check import Check, verdicts
 
 SPI_ON = "sudo raspi-config nonint do_spi 0, then reboot (sudo make install sets dtparam=spi=on)"
@@ -126,3 +129,32 @@ def _boot_baudrate(boot_configs: tuple[Path, ...]) -> tuple[Path | None, int | N
         found = re.findall(r"(?m)^\s*dtparam=(?:[^#\n]*,)?i2c_arm_baudrate=(\d+)", text)
         return path, (int(found[-1]) if found else None)
     return None, None
+
+
+def pwm_check(config: Config, factory, pwm_root: Path = PWM_ROOT) -> Check:
+    """How OE is dimmed: by the kernel's PWM (nothing wakes) on a pin that has it, else by
+    software PWM, 2 × PWM_HZ wake-ups a second; a PWM pin without the overlay fails."""
+    passed, failed, skipped = verdicts("pwm")
+    leds = config.leds
+    if leds.driver == "none" or leds.enable is None:
+        return skipped("no case keeper's OE to dim (leds.driver = none or leds.enable = false)")
+    if factory is not None and factory_name(factory) == "mock":
+        return skipped("mock pins: OE is simulated")
+    pin = leds.enable
+    channel = channel_for(pin, pwm_root)
+    if channel is not None:
+        return passed(f"leds.enable GPIO{pin} is the kernel's PWM ({channel}): nothing wakes")
+    software = f"software PWM, {2 * PWM_HZ} wake-ups a second"
+    if pin not in OVERLAY_FUNCTION:
+        if leds.brightness >= 1:
+            return passed(f"leds.enable GPIO{pin} at full brightness: on and off only")
+        return passed(
+            f"leds.enable GPIO{pin} has no hardware PWM: dimmed by {software}"
+            " (GPIO 12, 13, 18 and 19 dim in hardware)"
+        )
+    fix = f"add {overlay(pin)} to {BOOT_CONFIGS[0]} (sudo make install does), then reboot"
+    if leds.brightness >= 1:
+        return passed(
+            f"leds.enable GPIO{pin} at full brightness; dimmed it would be {software}: {fix}"
+        )
+    return failed(f"leds.enable GPIO{pin} has no kernel PWM (the pwm overlay): {software}", fix)

@@ -19,9 +19,11 @@ class Check:
     fix: str = ""
 
     def line(self) -> str:
+        """One line, its tag first: a detail or fix of several lines (an error's own text)
+        is joined, so that no line of the doctor's goes untagged."""
         status = {True: "ok", False: "FAIL", None: "skip"}[self.ok]
-        text = f"{status:<4}  {self.name}: {self.detail}"
-        return f"{text}. Fix: {self.fix}" if self.fix and self.ok is False else text
+        text = f"{status:<4}  {self.name}: {one_line(self.detail)}"
+        return f"{text}. Fix: {one_line(self.fix)}" if self.fix and self.ok is False else text
 
 
 def verdicts(name: str) -> tuple[Callable[..., Check], ...]:

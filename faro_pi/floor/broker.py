@@ -111,9 +111,9 @@ class Backoff:
     :data:`LAST_RETRY`, with a little chance mixed in so that a floor of tables does not
     retry in step."""
 
-    def __init__(self) -> None:
-        self.first = FIRST_RETRY
-        self.most = LAST_RETRY
+    def __init__(self, first: float = FIRST_RETRY, most: float = LAST_RETRY) -> None:
+        self.first = first
+        self.most = most
         self.next = self.first
 
     def delay(self) -> float:

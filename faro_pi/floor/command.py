@@ -106,7 +106,8 @@ async def serve(settings, *, environ: Mapping[str, str] = os.environ, started=No
     notifier = Notifier(environ)
     boss = PitBoss(settings)
     await asyncio.to_thread(boss.open)
-    token = console_token(settings.page, settings.store.path / TOKEN_FILE)
+    token_file = settings.store.path / TOKEN_FILE
+    token = console_token(settings.page, token_file, "floor")
     page = FloorPage(boss, token, settings.console)
     listener = listen(settings.page.host, settings.page.port)
     port = listener.getsockname()[1]
@@ -119,7 +120,7 @@ async def serve(settings, *, environ: Mapping[str, str] = os.environ, started=No
             tasks.append(group.create_task(_watchdog(notifier), name="watchdog"))
         for signum in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(signum, stop.set)
-        where = "set in the configuration" if settings.page.token else f"in {TOKEN_FILE}"
+        where = "set in the configuration" if settings.page.token else f"in {token_file}"
         log.info("floor: page on http://%s:%d/ (token %s)", settings.page.host, port, where)
         notifier.ready(f"{len(boss.views)} tables")
         if started is not None:

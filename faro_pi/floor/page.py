@@ -43,6 +43,10 @@ RENDERER = Path(__file__).parent.parent / "console" / "page" / "dom.js"
 
 COOKIE = "faro-floor"
 
+COOKIE_AGE = 30 * 24 * 3600
+"""Seconds the floor page's cookie keeps (its Max-Age), across browser restarts: the pit
+boss's screen reads the floor only, and stays on it for weeks; a new floor token ends it."""
+
 PUSH_AFTER = 0.05
 """Seconds a change waits for others to go out with it: the page gets a burst once."""
 
@@ -125,7 +129,9 @@ class FloorPage:
             return FileResponse(PAGE / "index.html", headers={"Cache-Control": "no-store"})
         answer = RedirectResponse("/", 303, headers={"Cache-Control": "no-store"})
         if hmac.compare_digest(given.strip().encode(), self.token.encode()):
-            answer.set_cookie(COOKIE, given.strip(), httponly=True, samesite="strict")
+            answer.set_cookie(
+                COOKIE, given.strip(), max_age=COOKIE_AGE, httponly=True, samesite="strict"
+            )
         else:
             answer.delete_cookie(COOKIE)
         return answer

@@ -239,13 +239,14 @@ class PitBoss:
         except ValueError as exc:
             self._bad(name, "state", exc)
             return False
-        view = self.view(name)
-        self.gaps[name].known = state.version
+        view, gap = self.view(name), self.gaps[name]
+        corrected = state.version < gap.known  # the watchers hear of a belief set right
+        gap.known = state.version
         if not live or state.head is None:
-            return False
+            return corrected
         changes = view.changes
         view.ended(state.head.seq, state.head.digest())
-        return view.changes != changes
+        return corrected or view.changes != changes
 
     def _bad(self, name: str, kind: str, exc: Exception) -> None:
         """A message that is not what its topic says: told once per table and topic."""

@@ -24,6 +24,7 @@ import json
 import logging
 import weakref
 from collections import deque
+from collections.abc import Callable
 
 import aiomqtt
 
@@ -61,8 +62,10 @@ _RUNNING: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 class Publisher:
     """Sends one daemon's journal to the floor's broker; see the module's notes."""
 
-    def __init__(self, daemon, config: Config):
+    def __init__(self, daemon, config: Config, *, backoff: Callable[[], Backoff] = Backoff):
         settings = config.floor
+        self.backoff = backoff
+        """Makes the retry delays of each thing retried: the broker, the journal."""
         self.daemon = daemon
         self.name = settings.table
         self.broker = Broker(
@@ -78,6 +81,10 @@ class Publisher:
         """The last row published on this connection: the state's version."""
         self.stated = -1
         """The version of the last state published."""
+        self.state_kept = -1
+        """The version of the last state the broker has acknowledged, and so retains."""
+        self.watchers: list[Callable[[], None]] = []
+        """Told each time the broker has acknowledged a row or a state."""
         self.resend_from: int | None = None
         self.outbox: Outbox | None = None
         self.grown = asyncio.Event()
@@ -91,12 +98,12 @@ class Publisher:
         """Another table's instance seen under this table's name, once told."""
 
     @classmethod
-    def start(cls, daemon, config: Config) -> Publisher:
+    def start(cls, daemon, config: Config, **options) -> Publisher:
         """Starts publishing ``daemon``'s journal (or returns the publisher already doing it)."""
         running = _RUNNING.get(daemon)
         if running is not None:
             return running
-        publisher = cls(daemon, config)
+        publisher = cls(daemon, config, **options)
         _RUNNING[daemon] = publisher
         daemon.watchers.append(publisher.changed)
         publisher.task = asyncio.get_running_loop().create_task(publisher._run(), name="floor")
@@ -127,7 +134,7 @@ class Publisher:
 
     async def _run(self) -> None:
         await self._open()
-        backoff, outage = Backoff(), Outage("floor", self.broker.url)
+        backoff, outage = self.backoff(), Outage("floor", self.broker.url)
         while True:
             try:
                 await self._connect(outage, backoff)
@@ -145,7 +152,7 @@ class Publisher:
 
     async def _open(self) -> None:
         """Opens the journal for reading and finds the cursor, retrying until it can."""
-        backoff = Backoff()
+        backoff = self.backoff()
         while self.outbox is None:
             try:
                 self.outbox = await asyncio.to_thread(self._outbox)
@@ -284,6 +291,7 @@ class Publisher:
                 if task.exception() is not None or mark.seq != self.acked.seq + 1:
                     break
                 self.acked = mark
+                self._tell()
             for _, task in pending:
                 task.cancel()
 
@@ -300,10 +308,15 @@ class Publisher:
         if mark.seq != self.acked.seq + 1:
             return  # a row sent again, or one the cursor had already passed
         self.acked = mark
+        self._tell()
         now = asyncio.get_running_loop().time()
         if now - self.kept_at >= SAVE_EVERY:
             self.kept_at = now
             await asyncio.to_thread(self._keep_cursor)
+
+    def _tell(self) -> None:
+        for watcher in list(self.watchers):
+            watcher()
 
     def _keep_cursor(self) -> None:
         mark = self.acked
@@ -322,14 +335,16 @@ class Publisher:
         while True:
             await self.state_due.wait()
             self.state_due.clear()
-            self.stated = self.sent_to
-            state = snapshot.state(self.daemon.table, self.stated)
+            version = self.stated = self.sent_to
+            state = snapshot.state(self.daemon.table, version)
             state["head"] = await self._head()
             payload = json.dumps(state, separators=(",", ":"), ensure_ascii=False).encode()
             publish = client.publish(
                 self.topics.state, payload, qos=1, retain=True, timeout=ACK_WITHIN
             )
             await _unless_cancelled(asyncio.ensure_future(publish))
+            self.state_kept = version
+            self._tell()
             await asyncio.sleep(STATE_EVERY)
 
     async def _head(self) -> dict:

@@ -9,9 +9,9 @@ own parser's :class:`Refused`; what concerns several fields, by the event.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
-import unicodedata
 from collections.abc import Callable
 from typing import Annotated, Any, Literal, get_args, get_origin
 
@@ -39,18 +39,11 @@ from faro_pi.game.events import (
     Seat,
 )
 from faro_pi.game.exc import Refused
+from faro_pi.game.names import MAX_NAME, normal_name, require_text, seat_name
 from faro_pi.game.profile import OPTION_KEYS, Options, options_json
-
-MAX_NAME = 24
-"""Code points in a participant's name, so that it fits the OLED and a log line."""
 
 EVENTS: tuple[type, ...] = get_args(Event)
 TAGS: dict[str, type] = {cls.__struct_config__.tag: cls for cls in EVENTS}
-
-
-def normal_name(name: str) -> str:
-    """A name as seats compare it: trimmed, then in Unicode's composed form (NFC)."""
-    return unicodedata.normalize("NFC", name.strip())
 
 
 def player_name(name: object) -> str:
@@ -62,14 +55,9 @@ def player_name(name: object) -> str:
     raise ValueError("not a name")
 
 
-def seat_name(name: object) -> str:
-    """A name fit to seat: 1 to 24 code points once normalised, and no control characters."""
-    name = player_name(name)
-    if len(name) > MAX_NAME:
-        raise Refused("name", f"a name has 1 to {MAX_NAME} characters, not {len(name)}")
-    if any(unicodedata.category(c) == "Cc" for c in name):
-        raise Refused("name", f"{name!r}: a name may not hold control characters")
-    return name
+def _seat_name(name: object) -> str:
+    """A name fit to seat (:func:`faro_pi.game.names.seat_name`); a blank is none."""
+    return seat_name(player_name(name))
 
 
 def _true(obj: object) -> bool:
@@ -89,7 +77,7 @@ _READ: dict[type, Callable[[Any], Any]] = {
     CardCode: parse_card,
     Colour: parse_colour,
     Name: player_name,
-    Seat: seat_name,
+    Seat: _seat_name,
     HouseRules: _overrides,
     OnlyTrue: _true,
 }
@@ -115,7 +103,9 @@ def stored(kind: type, obj: Any) -> Any:
     return obj
 
 
-_decode_line = msgspec.json.Decoder(Event, dec_hook=_read).decode
+_decode_line = functools.lru_cache(maxsize=4096)(msgspec.json.Decoder(Event, dec_hook=_read).decode)
+"""Lines recur (every pack deals the same 52 card lines, a night's bets repeat) and an event
+is an immutable value: one read a line serves each time it comes again."""
 
 
 def decode_event(line: str | bytes) -> Event:
@@ -128,11 +118,16 @@ def decode_event(line: str | bytes) -> Event:
     except msgspec.ValidationError as exc:
         raise _refusal(exc, json.loads(line)) from None
     except msgspec.DecodeError as exc:
-        raise ValueError(str(exc)) from None
+        try:  # JSON that msgspec will not read as text (a lone surrogate's escape)
+            obj = json.loads(line)
+        except ValueError:
+            raise ValueError(str(exc)) from None
+        return event_from_json(obj)
 
 
 def event_from_json(obj: Any) -> Event:
     """The event a decoded JSON object stands for; refuses malformed ones."""
+    require_text(obj, obj.get("type", "event") if isinstance(obj, dict) else "event")
     try:
         return msgspec.convert(obj, Event, strict=True, dec_hook=_read)
     except msgspec.ValidationError as exc:

@@ -31,7 +31,7 @@ from faro_pi.game.profile import DEFAULT_PROFILE, MAX_WEIGHT, PROFILES, options_
 
 MIN_SEATS, MAX_SEATS = 2, 10
 """A session seats the banker and at least one player, and at most ten."""
-ALARM_KINDS = ("refused", "noread", "gap", "lost", "noise", "integrity", "floor")
+ALARM_KINDS = ("refused", "noread", "gap", "lost", "noise", "integrity", "console", "floor")
 
 
 class _Domain(type):
@@ -285,6 +285,15 @@ class Close(_Event, tag="close"):
     examples = ({"type": "close"},)
 
 
+class Bank(_Event, tag="bank"):
+    """Passes the bank to a seated participant between packs: before the soda or after the
+    hock. They bank from then on; passed after the hock, the next pack too (its shuffle
+    does not pass it on again)."""
+
+    player: Player
+    examples = ({"type": "bank", "player": "Ann"},)
+
+
 class Lock(_Event, tag="lock"):
     """The banker's signal: entries close until the next pair's winner."""
 
@@ -376,6 +385,7 @@ Event = (
     | Join
     | Leave
     | Close
+    | Bank
     | Integrity
 )
 

@@ -17,10 +17,9 @@ import msgspec
 
 from faro_pi.game.codec import event_from_json, event_to_json, stored
 from faro_pi.game.rules import Table
-from faro_pi.game.settle import PackRecord, Pair
-from faro_pi.game.state import TableState
+from faro_pi.game.state import PackRecord, Pair, TableState
 
-FORMAT = 4
+FORMAT = 5
 """Bumped whenever what is kept changes, so an old resume point is never misread."""
 
 

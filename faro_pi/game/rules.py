@@ -18,6 +18,7 @@ from faro_pi.game.calls import check_call
 from faro_pi.game.cards import Card, rank_name
 from faro_pi.game.events import (
     Alarm,
+    Bank,
     Bet,
     Call,
     CardDrawn,
@@ -46,10 +47,9 @@ from faro_pi.game.pack import (
     entries,
     stage,
 )
-from faro_pi.game.profile import Options
 from faro_pi.game.seats import leaders
-from faro_pi.game.settle import PackRecord, Pair, settle_calls, settle_pair, take_off
-from faro_pi.game.state import TableState, require_open
+from faro_pi.game.settle import settle_calls, settle_pair, take_off
+from faro_pi.game.state import PackRecord, Pair, TableState, require_open, require_room
 
 BALANCE_GUARD = 2**52
 """Past this no new weight is taken, so no balance passes 2**53 - 1, the largest whole number
@@ -68,6 +68,8 @@ class Table:
         """The session's packs before this one: each one's banker and what its calls did."""
         self.dropped: list[Event] = []
         """Events that the last void made inapplicable and took back."""
+        self.voided: Card | None = None
+        """The card the last void took back."""
         self.pack_log: list[Event] = []
         """The effective events since the pack began, for taking back its last card."""
         self.pack_start = self.state.copy()
@@ -82,6 +84,7 @@ class Table:
             Join: lambda e: seats.join(self.state, e),
             Leave: lambda e: seats.leave(self.state, e),
             Close: lambda e: seats.close(self.state, e),
+            Bank: lambda e: seats.pass_bank(self.state, e),
             Integrity: self._integrity,
             Shuffle: self._shuffle,
             Void: self._void,
@@ -100,9 +103,7 @@ class Table:
     alarms = property(lambda self: self.state.alarms)
     call_results = property(lambda self: self.state.call_results)
 
-    @property
-    def stage(self) -> Stage:
-        return stage(len(self.state.pack.exposed))
+    stage = property(lambda self: stage(len(self.state.pack.exposed)))
 
     @property
     def entries(self) -> Entries:
@@ -114,9 +115,7 @@ class Table:
         """Predictions, removals, calls and a session may be entered now."""
         return self.entries is Entries.OPEN
 
-    @property
-    def options(self) -> Options:
-        return self.state.options
+    options = property(lambda self: self.state.options)
 
     @property
     def predictions(self) -> list[Bet]:
@@ -149,7 +148,7 @@ class Table:
     def pack_records(self) -> list[PackRecord]:
         """The session's packs, this one last, each with its banker and its calls' results."""
         s = self.state
-        return [*self.packs, PackRecord(s.pack.number, s.banker, s.call_results)]
+        return [*self.packs, PackRecord(s.pack.number, s.passed_by or s.banker, s.call_results)]
 
     @property
     def last_pair(self) -> Pair | None:
@@ -231,6 +230,7 @@ class Table:
         self._entrant(bet.player)
         self._check_weight(bet.weight)
         s = self.state
+        require_room(s, bet.player)
         if bet.high_card:
             if not s.options.high_card:
                 raise Refused("high-card", "there is no high-card space at this table")
@@ -329,6 +329,7 @@ class Table:
         self._entrant(call.player)
         self._check_weight(call.weight)
         check_call(self.state, call)
+        require_room(self.state, call.player)
         self.state.calls.append(call)
 
     def _settle_calls(self) -> None:
@@ -353,14 +354,15 @@ class Table:
                 f"a new pack starts only after the hock: {s.pack.left} cards left in the shoe",
             )
         self.history += s.pairs
-        self.packs.append(PackRecord(s.pack.number, s.banker, s.call_results))
+        self.packs.append(PackRecord(s.pack.number, s.passed_by or s.banker, s.call_results))
         s.previous = tuple(s.pack.exposed)
         s.pairs = []
         s.pack = Pack(number=s.pack.number + 1)
         s.locked = False
         s.call_results = ()
-        if s.seats and s.options.rotate_bank:
+        if s.seats and s.options.rotate_bank and s.passed_by is None:
             s.banker = s.seats[(s.seats.index(s.banker) + 1) % len(s.seats)]
+        s.passed_by = None
         self.pack_log = []
         self.pack_start = s.copy()
 
@@ -380,6 +382,7 @@ class Table:
         rebuilt.replay(history[:at])
         dropped = [history[at + 1 + i] for i, _ in rebuilt.replay(history[at + 1 :])]
         self.state, self.pack_log, self.dropped = rebuilt.state, rebuilt.pack_log, dropped
+        self.voided = exposed[-1]
 
     def _integrity(self, report: Integrity) -> None:
         if report.pack != self.state.pack.number or not self.state.pack.complete:

@@ -10,8 +10,9 @@ anything, as the engine's handlers do.
 
 from __future__ import annotations
 
-from faro_pi.game.events import MAX_SEATS, MIN_SEATS, Close, Join, Leave, Session
+from faro_pi.game.events import MAX_SEATS, MIN_SEATS, Bank, Close, Join, Leave, Session
 from faro_pi.game.exc import Refused
+from faro_pi.game.names import resembles, seat_name
 from faro_pi.game.pack import Stage
 from faro_pi.game.profile import DEFAULT_PROFILE, MAX_WEIGHT, PROFILES
 from faro_pi.game.state import TableState, require_open
@@ -28,6 +29,9 @@ def seat(state: TableState, session: Session) -> None:
         )
     if len(set(names)) != len(names):
         raise Refused("seats", "each participant is seated once: the names must differ")
+    for i, name in enumerate(names):
+        seat_name(name, "seats")  # an event made in code, not read from JSON, is checked too
+        _unlike(name, names[:i])
     if session.banker is None:
         raise Refused("banker", "name the banker (one of the seats)")
     if session.banker not in names:
@@ -51,11 +55,24 @@ def join(state: TableState, event: Join) -> None:
     _seated(state)
     if event.player in state.seats:
         raise Refused("seats", f"{event.player} is seated already")
+    seat_name(event.player)
+    _unlike(event.player, (*state.seats, *state.balances))  # one who left may come back
     if len(state.seats) >= MAX_SEATS:
         raise Refused("seats", f"the table is full: {MAX_SEATS} are seated")
     require_open(state)
     state.seats = (*state.seats, event.player)
     state.balances.setdefault(event.player, 0)
+
+
+def _unlike(name: str, others) -> None:
+    """Refuses a name that looks like another one of the night's (a Cyrillic А, a fullwidth Ａ)."""
+    like = resembles(name, others)
+    if like is not None:
+        raise Refused(
+            "look-alike",
+            f"{name!r} looks like {like!r}, already at this table tonight: "
+            "choose a name that reads differently",
+        )
 
 
 def leave(state: TableState, event: Leave) -> None:
@@ -75,22 +92,52 @@ def leave(state: TableState, event: Leave) -> None:
     state.seats = tuple(name for name in state.seats if name != player)
 
 
-def close(state: TableState, _: Close) -> None:
-    """Ends the night between packs: what stands is withdrawn and the results are kept."""
-    _seated(state)
+def _between_packs(state: TableState, what: str) -> None:
+    """Refuses, as the rule says, anything but before the soda or after the hock."""
     at = state.pack.stage
     if at is not Stage.SHUFFLED and at is not Stage.HOCK:
         raise Refused(
             "mid-pack",
-            f"a session is closed between packs: before the soda or after the hock "
+            f"{what} between packs: before the soda or after the hock "
             f"({state.pack.left} cards left in the shoe)",
         )
+
+
+def pass_bank(state: TableState, event: Bank) -> None:
+    """Hands the bank to a seated player between packs, when no bet of theirs stands.
+
+    Bets stand against the bank that took them, so it changes hands only when
+    none can: before the soda (the new banker's own bets must be off) or after
+    the hock, when the layout is empty.
+    """
+    _seated(state)
+    player = event.player
+    if player not in state.seats:
+        raise Refused("not-seated", f"{player} is not seated at this table")
+    if player == state.banker:
+        raise Refused("banker", f"{player} has the bank already")
+    _between_packs(state, "the bank passes")
+    if any(p.player == player for stack in state.layout for p in stack) or any(
+        p.player == player for p in state.high
+    ):
+        raise Refused(
+            "banker", f"{player} has bets on the layout: take them off before taking the bank"
+        )
+    if state.pack.stage is Stage.HOCK and state.passed_by is None:
+        state.passed_by = state.banker
+    state.banker = player
+
+
+def close(state: TableState, _: Close) -> None:
+    """Ends the night between packs: what stands is withdrawn and the results are kept."""
+    _seated(state)
+    _between_packs(state, "a session is closed")
     state.nights = (*state.nights, tuple(state.balances.items()))
     state.layout = [[] for _ in range(14)]
     state.high = []
     state.calls = []
     state.seats = ()
-    state.banker = None
+    state.banker = state.passed_by = None
     state.balances = {}
 
 

@@ -13,57 +13,9 @@ to them; the engine calls them only once it has checked the card.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-import msgspec
-
 from faro_pi.game.cards import Card
 from faro_pi.game.events import Bet
-
-if TYPE_CHECKING:
-    from faro_pi.game.rules import TableState
-
-
-class Settlement(msgspec.Struct, frozen=True):
-    """What one prediction or call did to its owner's balance."""
-
-    player: str
-    delta: int
-    outcome: str
-    """``"won"``, ``"lost"``, ``"split"``, ``"collected"`` (left on the layout at the end
-    of a house pack), or ``"called"``/``"miscalled"`` for a call."""
-    rank: int | None = None
-    copper: bool = False
-    weight: int = 0
-    ranks: tuple[int, ...] | None = None
-    """The ranks of a two- or four-card bet, as it was placed."""
-    high_card: bool = False
-
-
-class Pair(msgspec.Struct, frozen=True):
-    """One turn of the pack: its loser, its winner and what they settled."""
-
-    pack: int
-    turn: int
-    loser: Card
-    winner: Card
-    settlements: tuple[Settlement, ...]
-
-    @property
-    def split(self) -> bool:
-        return self.loser.rank == self.winner.rank
-
-    @property
-    def banker_delta(self) -> int:
-        return -sum(s.delta for s in self.settlements)
-
-
-class PackRecord(msgspec.Struct, frozen=True):
-    """One pack of the session: its number, who banked it, and what its calls did."""
-
-    number: int
-    banker: str | None
-    calls: tuple[Settlement, ...]
+from faro_pi.game.state import Settlement, TableState
 
 
 def half(weight: int) -> int:

@@ -1,15 +1,59 @@
-"""The table's state as one value: what a void puts back whole, field by field."""
+"""The table's state as one value (what a void puts back whole, field by field), and the plain
+values it keeps: what a prediction or call settled, a pair, a pack's record."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
+
+import msgspec
 
 from faro_pi.game.cards import Card
 from faro_pi.game.events import Alarm, Bet, Call, Integrity
 from faro_pi.game.exc import Refused
 from faro_pi.game.pack import OPEN_AT, Entries, Pack, Stage, entries, stage
 from faro_pi.game.profile import DEFAULT_PROFILE, MAX_WEIGHT, PROFILES, Options
-from faro_pi.game.settle import Pair, Settlement
+
+
+class Settlement(msgspec.Struct, frozen=True):
+    """What one prediction or call did to its owner's balance."""
+
+    player: str
+    delta: int
+    outcome: str
+    """``"won"``, ``"lost"``, ``"split"``, ``"collected"`` (left on the layout at the end
+    of a house pack), or ``"called"``/``"miscalled"`` for a call."""
+    rank: int | None = None
+    copper: bool = False
+    weight: int = 0
+    ranks: tuple[int, ...] | None = None
+    """The ranks of a two- or four-card bet, as it was placed."""
+    high_card: bool = False
+
+
+class Pair(msgspec.Struct, frozen=True):
+    """One turn of the pack: its loser, its winner and what they settled."""
+
+    pack: int
+    turn: int
+    loser: Card
+    winner: Card
+    settlements: tuple[Settlement, ...]
+
+    @property
+    def split(self) -> bool:
+        return self.loser.rank == self.winner.rank
+
+    @property
+    def banker_delta(self) -> int:
+        return -sum(s.delta for s in self.settlements)
+
+
+class PackRecord(msgspec.Struct, frozen=True):
+    """One pack of the session: its number, who banked it, and what its calls did."""
+
+    number: int
+    banker: str | None
+    calls: tuple[Settlement, ...]
 
 
 def _empty_layout() -> list[list[Bet]]:
@@ -28,6 +72,9 @@ class TableState:
     locked: bool = False
     seats: tuple[str, ...] = ()
     banker: str | None = None
+    passed_by: str | None = None
+    """Who banked the pack just ended, when the bank was passed after its hock; the shuffle
+    then keeps the banker named rather than passing the bank on."""
     balances: dict[str, int] = field(default_factory=dict)
     layout: list[list[Bet]] = field(default_factory=_empty_layout)
     """Predictions by rank (index 1..13), so a pair touches only two lists."""
@@ -69,6 +116,29 @@ def _copied(value):
     if isinstance(value, dict | set):
         return value.copy()
     return value  # immutable: tuples, strings, numbers, frozen events
+
+
+MAX_HELD = 100
+"""Predictions and calls one player may have standing at once. A prediction each way on
+every place of the layout (13 ranks, 23 combinations, the high card) is 74; a player at a
+real table holds a handful. The bound keeps the layout, and every answer that carries it,
+from growing without end."""
+
+
+def require_room(state: TableState, player: str) -> None:
+    """Refuses a new prediction or call from a player who has :data:`MAX_HELD` standing."""
+    if sum(map(len, state.layout)) + len(state.high) + len(state.calls) < MAX_HELD:
+        return  # fewer in all than the bound (a combination counted at each rank): no need
+    held = sum(1 for call in state.calls if call.player == player)
+    held += sum(1 for bet in state.high if bet.player == player)
+    for rank, stack in enumerate(state.layout):  # a combination counts once, at its first rank
+        held += sum(1 for b in stack if b.player == player and (b.ranks or (rank,))[0] == rank)
+    if held >= MAX_HELD:
+        raise Refused(
+            "held",
+            f"{player} has {held} predictions and calls standing, the most one player may "
+            "hold at once: take some back first",
+        )
 
 
 def require_open(state: TableState) -> None:

@@ -42,7 +42,7 @@ from faro_pi.game.events import (
 from faro_pi.game.profile import DEFAULT_PROFILE, PROFILES
 from faro_pi.game.rules import Table
 from faro_pi.service.journal import Change, Journal
-from faro_pi.service.logline import describe_card, short
+from faro_pi.service.logline import describe_card, describe_void, short
 from faro_pi.service.restore import keep_resume_point, restore
 
 log = logging.getLogger("faro_pi")
@@ -74,6 +74,9 @@ class Daemon:
         """Draws the first banker when a session names none (the shell's only randomness)."""
         self._untold: deque[Event] = deque()
         """Applied events whose log line and watchers are still to come, oldest first."""
+        self.pairing: Callable[[], None] | None = None
+        """What new pack held down asks for (the console's pairing code on the OLED): set
+        by the composition root when there are both."""
 
     # -- the one path of change -------------------------------------------------
 
@@ -196,8 +199,7 @@ class Daemon:
             if isinstance(event, CardDrawn):
                 log.info(describe_card(self.table))
             elif isinstance(event, Void):
-                dropped = len(self.table.dropped)
-                log.info("void: the last card is taken back (%d entries dropped)", dropped)
+                log.info(describe_void(self.table))
             else:
                 log.info("%s", short(event))
             for watcher in list(self.watchers):
@@ -297,6 +299,11 @@ class Daemon:
         elif what == "void":
             last = table.pack.exposed[-1] if table.pack.exposed else None
             self.submit(Void(last))
+        elif what == "pair":
+            if self.pairing is not None:
+                self.pairing()
+            else:
+                log.info("pair: no console and display to pair a phone with")
         elif what == "undo":
             if table.alarms:
                 self.submit(Clear())

@@ -44,6 +44,52 @@ def reports(journal: Journal) -> Iterator[tuple[int, integrity.IntegrityReport, 
         yield *pending, None
 
 
+def figures(report: integrity.IntegrityReport) -> list[str]:
+    """Each measure of the pack, how often a fair shuffle reaches it, and where it is flagged
+    (docs/integrity.md), so that "fair" can be read against its figures."""
+    splits = report.splits
+    fewer = _how_often(report.splits_or_fewer, True)
+    lines = [
+        f"splits: {_figure(splits)}, {splits.value} or fewer {fewer}{_limit(splits)}",
+        f"cards followed by one of their rank: {_figure(report.neighbours)}"
+        f"{_limit(report.neighbours)}",
+        f"longest run of one rank: {_figure(report.same_rank_run)}{_limit(report.same_rank_run)}",
+        f"longest straight: {_figure(report.straight)}{_limit(report.straight)}",
+    ]
+    if report.kept_order is None or report.kept_run is None:
+        return [*lines, "the previous pack: not in this journal, so no check of a false shuffle"]
+    return [
+        *lines,
+        f"most cards in the previous pack's order: {_figure(report.kept_order)}"
+        f"{_limit(report.kept_order)}",
+        f"longest run kept together from the previous pack: {_figure(report.kept_run)}"
+        f"{_limit(report.kept_run)}",
+    ]
+
+
+def _figure(m: integrity.Measure) -> str:
+    """The value, where it starts, and how often a fair shuffle gives as much or more."""
+    where = "" if m.at is None else f" from card {m.at}"
+    return f"{m.value}{where} (a fair shuffle: {m.value} or more {_how_often(m.tail, m.exact)}"
+
+
+def _limit(m: integrity.Measure) -> str:
+    return "; never flagged)" if m.limit is None else f"; flagged from {m.limit})"
+
+
+def _how_often(chance: float, exact: bool) -> str:
+    bound = "" if exact else "at most "
+    if chance >= 1:
+        return "in every pack"
+    if chance >= 0.995:
+        return f"in {bound}more than 99% of packs"
+    if chance < 1e-9:
+        return "less than once in a billion packs"
+    if chance >= 0.01:
+        return f"in {bound}{chance:.0%} of packs"
+    return f"{bound}once in {round(1 / chance):,} packs"
+
+
 def main(path: str, as_json: bool = False, out: TextIO = sys.stdout) -> int:
     """Prints each complete pack's findings; exit 1 if any pack is flagged, 2 if unreadable."""
     try:
@@ -62,6 +108,8 @@ def main(path: str, as_json: bool = False, out: TextIO = sys.stdout) -> int:
         said = "fair" if not report.flagged else "; ".join(report.flagged)
         unsaid = "" if journaled is not None else " (no report journaled at its hock)"
         print(f"pack {pack}: {said}{unsaid}", file=out)
+        for line in figures(report):
+            print(f"  {line}", file=out)
     if not found:
         print("no complete pack in this journal", file=out)
     return 1 if flagged else 0

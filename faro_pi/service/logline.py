@@ -46,6 +46,13 @@ def describe_card(table: Table) -> str:
     )
 
 
+def describe_void(table: Table) -> str:
+    """One log line for a void: which card was taken back, and what it took with it."""
+    card, n = table.voided, len(table.pack.exposed) + 1
+    name = f"{rank_name(card.rank)}{SUIT_SYMBOLS[card.suit]}"
+    return f"void: card {n}, {name}, is taken back ({len(table.dropped)} entries dropped)"
+
+
 LOG_LINE = 300
 """Characters of an event in a log line: a refused thousand-seat session says enough in that."""
 

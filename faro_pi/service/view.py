@@ -9,7 +9,10 @@ an object that look like numbers.
 
 from __future__ import annotations
 
+import hashlib
+import os
 from fractions import Fraction
+from pathlib import Path
 from typing import Any
 
 from faro_pi.game.cards import RANKS, rank_name
@@ -19,7 +22,7 @@ from faro_pi.game.odds import last_three, next_pair
 from faro_pi.game.pack import Stage
 from faro_pi.game.profile import options_json
 from faro_pi.game.rules import Table
-from faro_pi.game.settle import Pair, Settlement
+from faro_pi.game.state import Pair, Settlement
 
 FELT: dict[str, Any] = {
     "lower": [rank_name(r) for r in LOWER],
@@ -27,6 +30,14 @@ FELT: dict[str, Any] = {
     "seven": rank_name(SEVEN),
 }
 """Where each rank lies, left to right as the dealer sees it, so the page draws the one layout."""
+
+
+def journal_id(path: Path) -> str:
+    """The table's name for the journal at ``path``, as the console's state carries it: the
+    command line compares it with the journal its config names, so that it never prints
+    (or changes) another table that took the port. A digest, so that the state does not
+    tell the machine's folders."""
+    return hashlib.sha256(os.path.realpath(path).encode()).hexdigest()[:16]
 
 
 def entries(table: Table) -> str:
@@ -234,14 +245,7 @@ def describe(state: dict[str, Any]) -> list[str]:
             + (" (split)" if last["split"] else "")
             + (f"; {moves}; bank {last['banker']:+d}" if moves else "")
         )
-    if state["seats"]:
-        balances = ", ".join(
-            f"{name}{' (banker)' if name == state['banker'] else ''} {state['balances'][name]:+d}"
-            for name in state["seats"]
-        )
-        lines.append(f"balances: {balances}; leaders: {', '.join(state['leaders'])}")
-    else:
-        lines.append("no session: nobody is seated")
+    lines += _night(state)
     for p in state["predictions"]:
         lines.append(
             f"on {_where(p)}: {p['player']} {p['weight']}" + (" coppered" if p["copper"] else "")
@@ -251,6 +255,26 @@ def describe(state: dict[str, Any]) -> list[str]:
         lines.append(f"call: {c['player']} {named} for {c['weight']}")
     for a in state["alarms"]:
         lines.append(f"alarm ({a['kind']}): {a['text']}")
+    return lines
+
+
+def _night(state: dict[str, Any]) -> list[str]:
+    """The open night's results, those who left too (so they sum to zero, as on the page);
+    between nights, the results of the one closed last."""
+    balances, seats = state["balances"], state["seats"]
+    if seats:
+        seated = ", ".join(
+            f"{name}{' (banker)' if name == state['banker'] else ''} {balances[name]:+d}"
+            for name in seats
+        )
+        gone = ", ".join(f"{name} {b:+d}" for name, b in balances.items() if name not in seats)
+        left = f"; left: {gone}" if gone else ""
+        return [f"balances: {seated}{left}; leaders: {', '.join(state['leaders'])}"]
+    lines = ["no session: nobody is seated"]
+    night = state.get("last_night")
+    if night:
+        results = ", ".join(f"{r['player']} {r['balance']:+d}" for r in night["results"])
+        lines.append(f"night {night['number']} closed: {results}")
     return lines
 
 

@@ -13,6 +13,7 @@ import asyncio
 import contextlib
 import errno
 import logging
+import os
 from collections.abc import Callable
 from typing import Protocol
 
@@ -36,6 +37,9 @@ log = logging.getLogger("faro_pi.shoe.link")
 BACKOFF_FIRST, BACKOFF_MAX = 0.1, 2.0
 NOISE = 512
 """Bytes with no whole frame before the table hears of noise: a frame is under 80."""
+UNSENT = 1024
+"""Bytes kept for a port that takes no more: some 80 acknowledgements. Past that a new one
+is dropped; the reader repeats its frame until one reaches it, so nothing is lost."""
 
 
 class Owner(Protocol):
@@ -54,13 +58,20 @@ class ReaderPort:
     """Opens the serial port, reads it from the loop, and reopens it when it goes.
 
     ``received(data)`` is called on the loop with every chunk read;
-    ``opened()`` each time the port (re)opens.
+    ``opened()`` each time the port (re)opens. A port that won't open is
+    tried again after ``backoff`` seconds, doubling up to :data:`BACKOFF_MAX`.
 
     The port is held with an exclusive lock (``flock``), so a second faro-pi
     on the same reader (another journal's daemon, one left running by
     mistake) waits instead of reading the frames too: it would acknowledge
     some, and the reader would never send them again to the table that
     missed them.
+
+    Writing never blocks the loop: a reader that stops reading its
+    acknowledgements fills the line's buffer, and a blocking write would then
+    stop the console, the buttons and this port's own reading with it. What
+    the port cannot take now waits (at most :data:`UNSENT` bytes) until the
+    loop says it is writable.
     """
 
     def __init__(
@@ -70,19 +81,25 @@ class ReaderPort:
         received: Callable[[bytes], None],
         opened: Callable[[], None] = lambda: None,
         refused: Callable[[str], None] = lambda why: None,
+        backoff: float = BACKOFF_FIRST,
     ):
         self.url, self.baud = url, baud
+        self._backoff = backoff
         self._received, self._opened, self._refused = received, opened, refused
         self._serial = None
         self._task: asyncio.Task | None = None
         self._gone = asyncio.Event()
         self._closing = False
+        self._unsent = bytearray()
+        self._stalled = False
+        self.dropped = 0
+        """Acknowledgements dropped because the port took no more (the reader resends)."""
 
     def start(self) -> None:
         self._task = asyncio.get_running_loop().create_task(self._keep_open(), name="reader")
 
     async def _keep_open(self) -> None:
-        delay, complained = BACKOFF_FIRST, False
+        delay, complained = self._backoff, False
         loop = asyncio.get_running_loop()
         while not self._closing:
             try:
@@ -104,13 +121,15 @@ class ReaderPort:
                 delay = min(delay * 2, BACKOFF_MAX)
                 continue
             self._serial, complained = port, False
-            delay = BACKOFF_FIRST
+            delay = self._backoff
             log.info("reader: %s open at %d baud", self.url, self.baud)
             self._gone.clear()
+            os.set_blocking(fd, False)
             loop.add_reader(fd, self._readable)
             self._opened()
             await self._gone.wait()
             loop.remove_reader(fd)
+            self._stop_writing(fd)
             with contextlib.suppress(serial.SerialException, OSError):
                 port.close()
             self._serial = None
@@ -126,12 +145,56 @@ class ReaderPort:
         self._received(data)
 
     def write(self, data: bytes) -> None:
+        """Sends ``data`` (one whole acknowledgement) now, later, or not at all; never waits."""
         if self._serial is None:
             return  # the reader repeats the frame; it will be acknowledged then
+        if self._unsent:  # the port is full: keep whole acknowledgements, up to UNSENT
+            if len(self._unsent) + len(data) > UNSENT:
+                self._drop()
+            else:
+                self._unsent += data
+            return
+        fd = self._serial.fileno()
+        sent = self._send(fd, data)
+        if sent is not None and sent < len(data):
+            self._unsent += data[sent:]
+            asyncio.get_running_loop().add_writer(fd, self._writable)
+
+    def _send(self, fd: int, data: bytes | bytearray) -> int | None:
+        """Bytes the port took at once (0 when full); None when it went away."""
         try:
-            self._serial.write(data)
-        except (serial.SerialException, OSError) as exc:
+            return os.write(fd, data)
+        except BlockingIOError:
+            return 0
+        except OSError as exc:
             self._lost(exc)
+            return None
+
+    def _writable(self) -> None:
+        fd = self._serial.fileno()
+        sent = self._send(fd, self._unsent)
+        if sent is None:
+            return
+        del self._unsent[:sent]
+        if not self._unsent:
+            self._stop_writing(fd)
+            if self._stalled:
+                self._stalled = False
+                log.info("reader: %s takes acknowledgements again", self.url)
+
+    def _drop(self) -> None:
+        if not self._stalled:
+            self._stalled = True
+            log.warning(
+                "reader: %s takes no acknowledgements (is its end read?): dropping them; "
+                "the reader repeats its frames",
+                self.url,
+            )
+        self.dropped += 1
+
+    def _stop_writing(self, fd: int) -> None:
+        asyncio.get_running_loop().remove_writer(fd)
+        self._unsent.clear()
 
     def _lost(self, exc: BaseException) -> None:
         if not self._gone.is_set():
@@ -147,6 +210,7 @@ class ReaderPort:
                 await self._task
         if self._serial is not None:
             asyncio.get_running_loop().remove_reader(self._serial.fileno())
+            self._stop_writing(self._serial.fileno())
             self._serial.close()
             self._serial = None
 

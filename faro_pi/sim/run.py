@@ -11,13 +11,19 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import fcntl
 import json
 import logging
+import os
+import shlex
+import shutil
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from faro_pi.config import load_config
+from faro_pi.console.client import console_url
+from faro_pi.console.token import console_token, token_path
 from faro_pi.exc import FaroError, Refused
 from faro_pi.game.codec import event_from_json
 from faro_pi.game.events import Alarm, CardDrawn
@@ -60,8 +66,12 @@ driver = "74hc595-spi"
 driver = "ssd1306"
 
 [console]
-enabled = false
+{console}
 """
+NO_CONSOLE = "enabled = false"
+CONSOLE = 'enabled = true\nhost = "127.0.0.1"\nport = {port}'
+"""With ``--console``: the page on this machine only (the token is in the link printed)."""
+DEFAULT_PORT = 8077
 
 OUTPUTS = (
     "journal.sqlite3",
@@ -71,6 +81,13 @@ OUTPUTS = (
     "summary.json",
     "config.toml",
 )
+REPLACED = (*OUTPUTS, "journal.sqlite3-wal", "journal.sqlite3-shm", "reader")
+"""What a run deletes and writes again in its folder."""
+MARK = "faro-pi-sim.txt"
+MARK_TEXT = (
+    "faro-pi sim wrote this folder: its journal is a simulated table's, replaced at each run.\n"
+)
+"""Written before anything else: only a folder that holds it has its files replaced."""
 
 
 @dataclass
@@ -193,21 +210,77 @@ class SimulatedTable:
             )
 
 
-def _prepare(out: Path) -> Path:
-    """A fresh output folder: the simulator's own files from a last run are replaced."""
+def _prepare(out: Path, port: int | None = None) -> Path:
+    """A fresh output folder: the simulator's own files from a last run are replaced (the
+    console's token is kept, so a page opened last time logs in again).
+
+    Only its own: a folder that holds a journal or a config the simulator did
+    not write (a real table's, pointed at by mistake) is refused, and so is one
+    whose journal a running daemon or simulator holds.
+    """
+    _refuse_foreign(out)
     out.mkdir(parents=True, exist_ok=True)
-    for name in (*OUTPUTS, "journal.sqlite3-wal", "journal.sqlite3-shm", "reader"):
+    (out / MARK).write_text(MARK_TEXT)
+    for name in REPLACED:
         path = out / name
         if path.is_symlink() or path.is_file():
             path.unlink()
     config = out / "config.toml"
-    config.write_text(SIM_CONFIG.format(port=(out / "reader").absolute()))
+    console = NO_CONSOLE if port is None else CONSOLE.format(port=port)
+    config.write_text(SIM_CONFIG.format(port=(out / "reader").absolute(), console=console))
     return config
 
 
-async def simulate(steps: list[dict], out: Path, speed: float = 1.0, screen=None) -> dict:
-    """Plays ``steps`` on the simulated table; returns the summary it also writes."""
-    config = load_config(_prepare(out), environ={})
+def _refuse_foreign(out: Path) -> None:
+    found = [name for name in REPLACED if (out / name).is_symlink() or (out / name).exists()]
+    if not found:
+        return
+    if not (out / MARK).is_file():
+        raise FaroError(
+            f"{out} holds {', '.join(found)}, which faro-pi sim did not write (no {MARK}): "
+            "a run would delete them. Give --out a new folder, or one an earlier "
+            "faro-pi sim wrote (one older than the mark has none: delete it first)"
+        )
+    if _held(out / "journal.sqlite3"):
+        raise FaroError(
+            f"{out / 'journal.sqlite3'} is held by a running faro-pi (a daemon, or another "
+            "faro-pi sim): stop it first, or give --out another folder"
+        )
+
+
+def _held(journal: Path) -> bool:
+    """Whether a process holds the journal's writer lock (the daemon's ``flock``)."""
+    try:
+        fd = os.open(journal, os.O_RDONLY | os.O_CLOEXEC)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    finally:
+        os.close(fd)  # and with it the shared lock
+    return False
+
+
+def page_link(config) -> str:
+    """The page's address with its token, made now if the table has none yet: opened, it
+    logs the browser in."""
+    token = console_token(config.console, token_path(config))
+    return f"{console_url(config.console)}/?token={token}"
+
+
+async def simulate(
+    steps: list[dict], out: Path, speed: float = 1.0, screen=None, port: int | None = None
+) -> dict:
+    """Plays ``steps`` on the simulated table; returns the summary it also writes.
+
+    With a console ``port`` the page is served, and the table stays up after the
+    scenario, for the lookout's entries, until Ctrl-C or SIGTERM stops the daemon.
+    """
+    config = load_config(_prepare(out, port), environ={})
+    if port is not None and screen is not None:
+        screen.link(page_link(config))
     table = SimulatedTable(out, speed)
     table.reader.plug()
     loop = asyncio.get_running_loop()
@@ -245,6 +318,8 @@ async def simulate(steps: list[dict], out: Path, speed: float = 1.0, screen=None
         await asyncio.wait({player, server}, return_when=asyncio.FIRST_COMPLETED)
         if player.done():
             player.result()
+            if port is not None:
+                await server  # the lookout's table now, until Ctrl-C or SIGTERM
         else:
             player.cancel()
     finally:
@@ -281,6 +356,19 @@ def _write(out: Path, table: SimulatedTable, summary: dict) -> None:
     (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
 
 
+def this_command(started: str | None = None) -> str:
+    """How to run this faro-pi again from the current folder, for a command it prints:
+    ``faro-pi`` where PATH finds this very one (installed), else the path it was started
+    by (``.venv/bin/faro-pi`` after ``make sim``, which is on no PATH)."""
+    started = sys.argv[0] if started is None else started
+    if Path(started).name != "faro-pi":  # python -m faro_pi, or a test's own runner
+        return f"{shlex.quote(sys.executable)} -m faro_pi"
+    found = shutil.which("faro-pi")
+    if found and Path(found).resolve() == Path(started).resolve():
+        return "faro-pi"
+    return shlex.quote(started)
+
+
 def main(args: argparse.Namespace) -> int:
     try:
         if args.scenario:
@@ -293,10 +381,19 @@ def main(args: argparse.Namespace) -> int:
         print(f"faro-pi sim: {exc}", file=sys.stderr)
         return 2
     out = Path(args.out)
+    try:
+        _refuse_foreign(out)
+    except FaroError as exc:
+        print(f"faro-pi sim: {exc}", file=sys.stderr)
+        return 2
+    if args.port is not None and not args.console:
+        print("faro-pi sim: --port is the page's: give --console too", file=sys.stderr)
+        return 2
+    port = (args.port or DEFAULT_PORT) if args.console else None
     with screen_for(sys.stdout, steps) as screen:
-        summary = asyncio.run(simulate(steps, out, args.speed, screen))
+        summary = asyncio.run(simulate(steps, out, args.speed, screen, port))
     balances = "  ".join(f"{name} {amount:+d}" for name, amount in summary["balances"].items())
     print(f"balances: {balances}   leaders: {', '.join(summary['leaders'])}")
     print(f"wrote {', '.join(str(out / name) for name in OUTPUTS[:5])}")
-    print(f"replay it: faro-pi replay {out / 'events.jsonl'}")
+    print(f"replay it: {this_command()} replay {shlex.quote(str(out / 'events.jsonl'))}")
     return summary["status"]

@@ -21,6 +21,7 @@ from __future__ import annotations
 import errno
 import itertools
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from PIL import Image
@@ -106,6 +107,8 @@ class VirtualOled:
         self.pictures: list[tuple[float, Image.Image]] = []
         """``(time.monotonic(), picture)`` per frame that changed the glass, the last ``keep``."""
         self.keep = keep
+        self.watchers: list[Callable[[], None]] = []
+        """Told, on the drawing thread, of each frame that changed the glass."""
         self.on = False
         self.contrast = 0x7F
         self.inverted = False
@@ -234,13 +237,19 @@ class VirtualOled:
         if not self.pictures or self.pictures[-1][1] != picture:
             self.pictures.append((time.monotonic(), picture))
             del self.pictures[: -self.keep]
+            for watcher in list(self.watchers):
+                watcher()
 
     def save_gif(self, path: str | Path, scale: int = 2) -> None:
         """The pictures as an animated GIF, ``scale`` times larger, each for as long as it
-        was on the glass (the last for two seconds)."""
+        was on the glass (the last for two seconds).
+
+        Each frame goes to the GIF writer in mode "L": Pillow before 10 (Debian Bookworm's
+        9.4) has no palette for a mode "1" frame and fails on it.
+        """
         shots = self.pictures or [(time.monotonic(), self.image())]
         frames = [
-            picture.resize((WIDTH * scale, HEIGHT * scale), Image.Resampling.NEAREST)
+            picture.resize((WIDTH * scale, HEIGHT * scale), Image.Resampling.NEAREST).convert("L")
             for _, picture in shots
         ]
         times = [at for at, _ in shots]

@@ -154,7 +154,7 @@ def switches() -> int:
 async def at_rest(seconds: float) -> tuple[float, float]:
     """Share of a core and wake-ups a second of the idle devices (the whole process)."""
     factory, _ = watched_factory(SPI)
-    buttons = ShoeButtons(ButtonsConfig(17, 27, 22, 0.03, 1.5), lambda word: None, factory)
+    buttons = ShoeButtons(ButtonsConfig(17, 27, 22, 0.03, 1.5, 3.0), lambda word: None, factory)
     keeper = CaseKeeper(SPI, factory)
     display = TableDisplay(DisplayConfig("ssd1306", 1, 0x3C, 0), bus=VirtualOled())
     try:

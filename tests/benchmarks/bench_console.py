@@ -5,11 +5,14 @@ resident memory once ready; with the console, resident memory after a pack
 dealt to an open event stream, and the time from a card frame on the reader's
 line to its state at an event-stream client (median, p99); and, with 1,100
 connections holding their request heads back (with the unit's LimitNOFILE),
-the daemon's CPU to take them and a card frame's time to its acknowledgement.
+the daemon's CPU to take them and a card frame's time to its acknowledgement;
+and a POST's time and size at a full layout (ten seated, 900 bets standing,
+the most the rules let nine players hold), over 5,000 POSTs.
 """
 
 from __future__ import annotations
 
+import http.client
 import json
 import os
 import random
@@ -105,7 +108,7 @@ def under_idle_connections(folder: Path, deck: list) -> tuple[list[float], float
     folder.mkdir()
     configure(folder, True)
     child = Child(folder)
-    child.exchange(Hello(0, "bench").to_bytes())
+    child.exchange(Hello(0, "bench"))
     cpu = child.cpu_seconds()
     held = hold_back_heads(int((folder / "port").read_text()), ATTACKERS)
     time.sleep(0.5)  # nothing to await: the daemon takes the last of them
@@ -113,11 +116,50 @@ def under_idle_connections(folder: Path, deck: list) -> tuple[list[float], float
     acks = []
     for seq, card in enumerate(deck, start=1):
         time.sleep(PACE)
-        acks.append(child.exchange(CardFrame(seq, card).to_bytes()))
+        acks.append(child.exchange(CardFrame(seq, card)))
     for sock in held:
         sock.close()
     child.stop()
     return acks, cpu
+
+
+POSTS = 5_000
+"""Posts timed at a full layout: a bet and its taking back, in turn."""
+
+
+def posts_at_a_full_layout(folder: Path) -> tuple[list[float], int]:
+    """Seconds of each of :data:`POSTS` posts with 900 bets standing, and one answer's bytes."""
+    folder.mkdir()
+    configure(folder, True)
+    child = Child(folder)
+    token = (folder / "console.token").read_text().strip()
+    conn = http.client.HTTPConnection("127.0.0.1", int((folder / "port").read_text()))
+    headers = {"Authorization": f"Bearer {token}", "Content-Type": "application/json"}
+
+    def post(event: dict) -> bytes:
+        conn.request("POST", "/api/events", json.dumps(event), headers)
+        answer = conn.getresponse()
+        body = answer.read()
+        assert answer.status == 200, body
+        return body
+
+    players = [f"P{i}" for i in range(10)]
+    post({"type": "session", "seats": players, "banker": "P0"})
+    ranks = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
+    for player in players[1:]:
+        for n in range(100 if player != "P9" else 99):
+            post({"type": "bet", "player": player, "rank": ranks[n % 13], "weight": 2})
+    times, size = [], 0
+    for n in range(POSTS):
+        event = {"type": "bet", "player": "P9", "rank": "K", "weight": 4}
+        if n % 2:
+            event = {"type": "remove", "player": "P9", "rank": "K"}
+        started = time.perf_counter()
+        size = len(post(event))
+        times.append(time.perf_counter() - started)
+    conn.close()
+    child.stop()
+    return times, size
 
 
 def main() -> None:
@@ -139,7 +181,7 @@ def main() -> None:
                 time.sleep(0.3)  # nothing to await: the process settles after READY=1
                 rss[console].append(child.rss_mib())
                 if console and run < PACKS:
-                    child.exchange(Hello(0, "bench").to_bytes())
+                    child.exchange(Hello(0, "bench"))
                     stream = Stream(int((folder / "port").read_text()))
                     deck = list(DECK)
                     rng.shuffle(deck)
@@ -154,6 +196,8 @@ def main() -> None:
             acks, cpu = under_idle_connections(base / f"idle{run}", deck)
             idle_acks += acks
             idle_cpu.append(cpu)
+
+        post_times, post_size = posts_at_a_full_layout(base / "posts")
 
     def median(values: list[float]) -> float:
         return sorted(values)[len(values) // 2]
@@ -171,6 +215,9 @@ def main() -> None:
     print(f"\nthe same with {ATTACKERS:,} connections holding their request heads back")
     report("the daemon's CPU to take them", idle_cpu, "ms", 1e3)
     report("card frame to its acknowledgement, all held", idle_acks, "ms", 1e3)
+    print(f"\n{POSTS:,} posts with 900 bets standing (ten seated, nine players at their most)")
+    report("a post, to its whole answer", post_times, "ms", 1e3)
+    print(f"{'... its answer':<48} {post_size:9d} bytes")
 
 
 if __name__ == "__main__":

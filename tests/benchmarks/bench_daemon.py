@@ -2,8 +2,8 @@
 
 Prints: card frame to acknowledgement (median, p99) beside a bare 64-byte
 write+fsync on the same disk (the floor of a durable acknowledgement);
-start-up to READY=1, empty and with a 10,000-event journal; idle CPU; and
-resident memory after a pack.
+start-up to READY=1, empty and with a 10,000-event journal; idle CPU;
+resident memory after a pack; and SIGTERM to exit, as a club runs the table.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from faro_pi.game.cards import DECK
 from faro_pi.game.codec import event_to_json
 from faro_pi.game.demo import play
 from faro_pi.service.journal import Change, Journal
-from faro_pi.shoe.fsp1 import CardFrame, FrameParser, Hello
+from faro_pi.shoe.fsp1 import Ack, CardFrame, FrameParser, Hello
 from tests.benchmarks.figures import percentile, report
 from tests.conftest import write_config
 
@@ -63,16 +63,21 @@ class Child:
         self.ready_after = time.perf_counter() - self.started
         self.parser = FrameParser(to_reader=True)
 
-    def exchange(self, frame: bytes) -> float:
+    def exchange(self, frame: CardFrame | Hello) -> float:
         """Writes a frame, as the reader does every 200 ms until it is acknowledged.
 
-        Returns the seconds from the last write of the frame to its acknowledgement.
+        Only an ``A`` of the frame's own sequence number acknowledges it: an ack that took
+        over 200 ms comes after the resend, and a later one of the same number is a stale
+        answer, never the next card's. Returns the seconds from the last write of the frame
+        to its acknowledgement.
         """
+        data = frame.to_bytes()
         while True:
-            os.write(self.master, frame)
+            os.write(self.master, data)
             start = time.perf_counter()
             while select.select([self.master], [], [], 0.2)[0]:
-                if self.parser.feed(os.read(self.master, 256)):
+                frames = self.parser.feed(os.read(self.master, 256))
+                if any(isinstance(f, Ack) and f.seq == frame.seq for f in frames):
                     return time.perf_counter() - start
 
     def cpu_seconds(self) -> float:
@@ -85,12 +90,16 @@ class Child:
                 return int(line.split()[1]) / 1024
         return float("nan")
 
-    def stop(self) -> None:
+    def stop(self) -> float:
+        """SIGTERM; the seconds until the process has exited."""
+        start = time.perf_counter()
         self.proc.terminate()
         self.proc.wait()
+        stopped = time.perf_counter() - start
         os.close(self.master)
         os.close(self.slave)
         self.notify.close()
+        return stopped
 
 
 class CommitProbe:
@@ -178,7 +187,7 @@ def cpu_per_card(
             .replace('[display]\ndriver = "none"', '[display]\ndriver = "dummy"')
         )
         child = Child(folder)
-        child.exchange(Hello(0, "bench").to_bytes())
+        child.exchange(Hello(0, "bench"))
         time.sleep(0.5)
         cpu0, t0 = child.cpu_seconds(), time.perf_counter()
         time.sleep(IDLE / 2)  # measuring idleness: nothing to await
@@ -188,12 +197,63 @@ def cpu_per_card(
         cpu0, t0 = child.cpu_seconds(), time.perf_counter()
         for seq, card in enumerate(deck, start=1):
             time.sleep(PACE)
-            child.exchange(CardFrame(seq, card).to_bytes())
+            child.exchange(CardFrame(seq, card))
         time.sleep(0.5)  # the OLED's last drawing
         spent = child.cpu_seconds() - cpu0 - idle * (time.perf_counter() - t0)
         results.append(spent / len(deck))
         child.stop()
     return results
+
+
+STOP_CONFIG = """\
+[reader]
+port = "{folder}/reader"
+
+[journal]
+path = "journal.sqlite3"
+
+[gpio]
+pin_factory = "mock"
+
+[leds]
+driver = "74hc595"
+brightness = 0.5
+
+[display]
+driver = "dummy"
+
+[console]
+port = {port}
+token = "bench-token-0123456789abcdef0123"
+"""
+
+
+def sigterm_to_exit(base: Path, runs: int = 10) -> list[float]:
+    """Seconds from SIGTERM to the exit of a table as a club runs it: the case keeper
+    dimmed and the OLED drawing, the console up with a phone's event stream and a
+    kept-alive connection open, a pack under way."""
+    times = []
+    for run in range(runs):
+        folder = base / f"stop-{run}"
+        folder.mkdir()
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            port = probe.getsockname()[1]
+        (folder / "config.toml").write_text(STOP_CONFIG.format(folder=folder, port=port))
+        child = Child(folder)
+        child.exchange(Hello(0, "bench").to_bytes())
+        for seq, card in enumerate(DECK[:9], start=1):
+            child.exchange(CardFrame(seq, card).to_bytes())
+        phones = []
+        for path in ("/api/events", "/api/state"):
+            phone = socket.create_connection(("127.0.0.1", port))
+            phone.sendall(f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".encode())
+            phone.recv(65536)  # answered (the stream's first state); the connection stays
+            phones.append(phone)
+        times.append(child.stop())
+        for phone in phones:
+            phone.close()
+    return times
 
 
 def main() -> None:
@@ -209,7 +269,7 @@ def main() -> None:
             write_config(folder)
             child = Child(folder)
             ready.append(child.ready_after)
-            child.exchange(Hello(0, "bench").to_bytes())
+            child.exchange(Hello(0, "bench"))
             if run < 3:
                 cpu0, t0 = child.cpu_seconds(), time.perf_counter()
                 time.sleep(IDLE)  # measuring idleness: nothing to await
@@ -223,7 +283,7 @@ def main() -> None:
                 time.sleep(PACE)
                 commit.sample()
                 time.sleep(PACE)
-                acks.append(child.exchange(CardFrame(seq, card).to_bytes()))
+                acks.append(child.exchange(CardFrame(seq, card)))
             rss.append(child.rss_mib())
             child.stop()
         floor.close()
@@ -246,6 +306,7 @@ def main() -> None:
             restarts.append(child.ready_after)
             child.stop()
         echoes = echo_round_trips(base)
+        stops = sigterm_to_exit(base)
 
     print(f"\ndaemon on a pty, {RUNS} fresh journals, one pack each")
     report("card frame to its acknowledgement", acks)
@@ -265,6 +326,7 @@ def main() -> None:
     report("start-up to READY=1, new journal", ready, "ms", 1e3)
     report("start-up to READY=1, 10,000-event journal", restarts, "ms", 1e3)
     report("idle CPU, share of one core", idle, "%", 100)
+    report("SIGTERM to exit: LEDs, OLED, console, 2 phones", stops, "ms", 1e3)
     print(f"{'resident memory after a pack':<48} median {sorted(rss)[len(rss) // 2]:9.1f} MiB")
 
 

@@ -290,13 +290,13 @@ def one_pack(folder: Path, url: str | None, rng: random.Random) -> list[float]:
             'username = "t1"\npassword_file = "floor.password"\n'
         )
     child = FloorChild(folder)
-    child.exchange(Hello(0, "bench").to_bytes())
+    child.exchange(Hello(0, "bench"))
     deck = list(DECK)
     rng.shuffle(deck)
     times = []
     for seq, card in enumerate(deck, start=1):
         time.sleep(PACE)
-        times.append(child.exchange(CardFrame(seq, card).to_bytes()))
+        times.append(child.exchange(CardFrame(seq, card)))
     child.stop()
     return times
 

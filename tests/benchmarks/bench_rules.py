@@ -21,6 +21,7 @@ from faro_pi.game.demo import play
 from faro_pi.game.events import Bet, CardDrawn, Session
 from faro_pi.game.replay import replay_lines
 from faro_pi.game.rules import Table
+from faro_pi.game.state import MAX_HELD
 from tests.benchmarks import naive_rules
 from tests.benchmarks.figures import report
 
@@ -129,7 +130,7 @@ def main() -> None:
         print(f"{'':<48} {len(ntimes) / sum(ntimes):9.0f} deals/s on one core")
 
     print("\ncost of one pair against predictions standing on other ranks")
-    for standing in (0, 100, 1000, 10000):
+    for standing in (0, 100, 9 * MAX_HELD):  # nine players at the most one may hold
         samples = []
         for _ in range(200):
             table = Table()

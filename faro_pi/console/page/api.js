@@ -1,24 +1,40 @@
-// Entries to the table (POST /api/events) and the console's token they need, kept in the browser.
+// Entries to the table (POST /api/events), with the console's token kept in the browser, or
+// without one where the browser holds the console's session cookie (a pairing link gave it).
 
 const TOKEN_KEY = "faro-pi.token";
 
 export const token = () => localStorage.getItem(TOKEN_KEY);
 export const keepToken = (value) => localStorage.setItem(TOKEN_KEY, value);
 
+const send = (body) => {
+  const headers = { "Content-Type": "application/json" };
+  if (token()) headers.Authorization = `Bearer ${token()}`;
+  return fetch("/api/events", { method: "POST", headers, body });
+};
+
+/**
+ * Whether this browser may make changes: a token kept, or the session cookie. Asked with an
+ * empty entry, which the table refuses as unauthorised (401) or as no event (400): nothing
+ * is entered either way.
+ */
+export async function authorised() {
+  if (token()) return true;
+  try {
+    return (await send("")).status !== 401;
+  } catch (err) {
+    return true; // the table is not there: the stream says so; a tap asks again
+  }
+}
+
 /**
  * Posts one event; answers what came of it, one of:
  * ``{state, event}`` taken; ``{refused, rule}`` refused, with the message and the rule's code;
- * ``{token}`` no token or a wrong one (then forgotten), with what to tell the lookout.
+ * ``{token}`` not authorised (a wrong token is forgotten), with what to tell the lookout.
  */
 export async function post(event) {
-  if (!token()) return { token: "Enter the console's token to make changes." };
   let answer;
   try {
-    answer = await fetch("/api/events", {
-      method: "POST",
-      headers: { "Content-Type": "application/json", Authorization: `Bearer ${token()}` },
-      body: JSON.stringify(event),
-    });
+    answer = await send(JSON.stringify(event));
   } catch (err) {
     return { refused: "The table cannot be reached: " + err.message };
   }
@@ -30,6 +46,7 @@ export async function post(event) {
   }
   if (answer.ok) return body;
   if (answer.status === 401) {
+    if (!token()) return { token: "Enter the console's token to make changes." };
     localStorage.removeItem(TOKEN_KEY);
     return { token: "The table refused that token: enter the right one." };
   }

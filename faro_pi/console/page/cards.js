@@ -43,6 +43,17 @@ export const colourOf = (table, name) => {
   return sat < 0 ? "#8a8a8a" : PALETTE[sat % PALETTE.length];
 };
 
+/**
+ * A participant's initial, for their checks beside their colour: the first letter, or the
+ * first two when someone else tonight shares it (Ann and Abe: "An" and "Ab").
+ */
+export const initialOf = (table, name) => {
+  const first = (n) => n.charAt(0).toUpperCase();
+  const names = table ? Object.keys(table.balances) : [];
+  const shared = names.some((n) => n !== name && first(n) === first(name));
+  return shared ? first(name) + name.charAt(1) : first(name);
+};
+
 /** A small disc in a player's colour, beside their name. */
 export const swatch = (colour) =>
   h("span", { class: "swatch", style: `--chip:${colour}`, "aria-hidden": "true" });

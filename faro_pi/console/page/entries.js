@@ -3,14 +3,21 @@
 
 import { $ } from "./dom.js";
 import { post as send } from "./api.js";
-import { store, take } from "./store.js";
+import { store, subscribe, take } from "./store.js";
 import { toast } from "./toast.js";
 import { ask as askToken } from "./token-form.js";
 import { ask as askAgain } from "./dialogs/again.js";
 import { AGAIN_WITHIN, UNDO_FOR, inverse, said, same } from "./undo.js";
 
+/** What a tap meets while the event stream is down: the table may be gone, so nothing goes. */
+export const OFFLINE = "Offline: the table cannot be reached, so nothing was entered. Wait until the page says live.";
+
 /** Posts ``event``; answers the table's answer if it was taken, else null (having said why). */
 export async function post(event) {
+  if (store.link !== "live") {
+    toast(OFFLINE, "offline");
+    return null;
+  }
   const answer = await send(event);
   if (answer.token) {
     askToken(answer.token);
@@ -25,19 +32,25 @@ export async function post(event) {
 }
 
 let offered = null;
+let offeredIn = null; // the pack the offer was made in
 let offerTimer = null;
 let lastTap = { event: null, at: 0 };
 
-/** Posts an entry; once the table takes it, offers its undo for a few seconds in ``slot``. */
+/**
+ * Posts an entry; once the table takes it, offers its undo for a few seconds in ``slot``.
+ * Answers the table's answer if it was taken, else null.
+ */
 export async function enter(event, slot = "felt-note") {
   const before = store.table;
   const body = await post(event);
   if (body) offerUndo(event, inverse(event, before), slot);
+  return body;
 }
 
 function offerUndo(event, events, slot) {
   const offer = $("undo-offer");
   offered = events;
+  offeredIn = store.table.pack.number;
   $("undo-text").textContent = said(event);
   $(slot).append(offer);
   offer.hidden = false;
@@ -62,15 +75,24 @@ async function takeBack() {
   }
 }
 
-/** A tap that enters ``event``; the same tap again at once is asked about, not doubled. */
+/**
+ * A tap that enters ``event``; the same tap again at once is asked about, not doubled.
+ * Answers the table's answer if it was taken, else null.
+ */
 export async function tapped(event, slot) {
   const at = Date.now();
   const twice = same(event, lastTap.event) && at - lastTap.at < AGAIN_WITHIN;
   lastTap = { event: twice ? null : event, at };
-  if (!twice) return enter(event, slot);
-  if (await askAgain(said(event))) return enter(event, slot);
+  if (!twice || (await askAgain(said(event)))) return enter(event, slot);
+  return null;
+}
+
+/** The offer ends with its pack: at the hock every bet is settled and nothing is taken back. */
+function outlived(table) {
+  if (offered && table && (table.pack.complete || table.pack.number !== offeredIn)) dropOffer();
 }
 
 export function wire() {
   $("undo-entry").addEventListener("click", takeBack);
+  subscribe(() => outlived(store.table));
 }

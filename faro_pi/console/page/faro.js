@@ -1,14 +1,14 @@
 // The lookout's console: the table's state from /api/events, entries posted to /api/events.
 //
 // store.js holds what the table said (the event stream, newer versions only, the odds and
-// the history); api.js posts entries with the token; entries.js offers each one back;
-// picks.js keeps the lookout's picks. Each module of panels/ and dialogs/ draws its part of
-// the page with render(state, actions), state being {table, odds, history, link, picks},
+// the history); api.js posts entries with the token (or the session cookie); entries.js
+// offers each one back; picks.js keeps the lookout's picks. Each module of panels/ and
+// dialogs/ draws its part of the page with render(state, actions), state being {table, odds, history, link, picks},
 // and may wire(actions) its fixed controls once. After any change every part draws again
 // with dom.js's patch(), which touches only what differs: the element under the lookout's
 // finger or focus stays the same element.
 
-import { token } from "./api.js";
+import { authorised } from "./api.js";
 import * as entries from "./entries.js";
 import { fit, pick, picks } from "./picks.js";
 import { cardsKey, drawn, listen, pairsKey, store, subscribe } from "./store.js";
@@ -61,6 +61,7 @@ const actions = {
   voidLast: () => voidDialog.open(store.table),
   join: seats.join,
   leave: () => seats.leave(store.table, actions),
+  passBank: () => seats.passBank(store.table, actions),
   closeNight: () => seats.closeNight(store.table),
 };
 
@@ -86,5 +87,5 @@ for (const part of [tokenForm, entries, again, ...PARTS, seats, voidDialog]) {
   if (part.wire) part.wire(actions);
 }
 subscribe(redraw);
-if (!token()) tokenForm.ask("");
+authorised().then((yes) => yes || tokenForm.ask(""));
 listen();

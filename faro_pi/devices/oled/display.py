@@ -26,7 +26,7 @@ from luma.core.device import dummy
 from luma.core.interface.serial import i2c
 
 from faro_pi.config import DisplayConfig
-from faro_pi.devices.oled import screens
+from faro_pi.devices.oled import pairing, screens
 from faro_pi.devices.oled.flush import DRIVERS
 from faro_pi.game.rules import Table
 
@@ -117,10 +117,19 @@ class TableDisplay:
     ``bus`` stands in for the I²C bus (any object with smbus2's
     ``write_i2c_block_data``, such as :class:`~faro_pi.virtual.oled.VirtualOled`);
     without it luma opens ``/dev/i2c-{i2c_port}``. ``retry`` is the first
-    wait before a failed display is tried again.
+    wait before a failed display is tried again, ``retry_max`` the longest; ``pages`` the
+    seconds on the main page and on each further one.
     """
 
-    def __init__(self, config: DisplayConfig, *, bus=None, retry: float = RETRY):
+    def __init__(
+        self,
+        config: DisplayConfig,
+        *,
+        bus=None,
+        retry: float = RETRY,
+        retry_max: float = RETRY_MAX,
+        pages: tuple[float, float] = (FIRST_PAGE, PAGE),
+    ):
         self.config = config
         self.device = None
         self.link: Link | None = None
@@ -128,6 +137,8 @@ class TableDisplay:
         """Flushes done (one per change of what is shown)."""
         self.failing = False
         self._retry = retry
+        self._retry_max = retry_max
+        self._pages = pages
         self._delay = retry
         self._retry_at = 0.0
         self._view: screens.ScreenView | None = None
@@ -136,6 +147,9 @@ class TableDisplay:
         self._wanted: tuple[screens.ScreenView, int] | None = None
         self._drawn: tuple[screens.ScreenView, int] | None = None
         self._closing = False
+        self._pairing: pairing.PairingView | None = None
+        """The pairing screen, shown over the table's until :meth:`unpair`."""
+        self._pairing_ends: asyncio.TimerHandle | None = None
         self._changed = threading.Condition()
         self._worker: threading.Thread | None = None
         self._initial: bytes | None = None
@@ -186,7 +200,7 @@ class TableDisplay:
             loop = asyncio.get_running_loop()
         except RuntimeError:
             return  # no loop, no pages: the main page stays
-        delay = FIRST_PAGE if self._page == 0 else PAGE
+        delay = self._pages[0] if self._page == 0 else self._pages[1]
         self._timer = loop.call_later(delay, self._next_page)
 
     def _next_page(self) -> None:
@@ -197,14 +211,36 @@ class TableDisplay:
 
     def _post(self) -> None:
         with self._changed:
-            self._wanted = (self._view, self._page)
+            self._wanted = (self._pairing, 0) if self._pairing else (self._view, self._page)
             self._changed.notify_all()
+
+    def pair(self, link: str, seconds: float) -> None:
+        """Shows ``link`` as a QR code for ``seconds`` at most (or until :meth:`unpair`)."""
+        if self.device is None or self._closing:
+            return
+        if self._pairing_ends is not None:
+            self._pairing_ends.cancel()
+        self._pairing = pairing.PairingView(link)
+        self._pairing_ends = asyncio.get_running_loop().call_later(seconds, self.unpair)
+        self._post()
+
+    def unpair(self) -> None:
+        """Back to the table's screen: the link is used or out of time."""
+        if self._pairing_ends is not None:
+            self._pairing_ends.cancel()
+            self._pairing_ends = None
+        if self._pairing is not None:
+            self._pairing = None
+            if self._view is not None:
+                self._post()
 
     def close(self) -> None:
         """Stops the pages and the worker; the screen is blanked and switched off."""
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
+        if self._pairing_ends is not None:
+            self._pairing_ends.cancel()
         with self._changed:
             self._closing = True
             self._changed.notify_all()
@@ -243,8 +279,9 @@ class TableDisplay:
         self._switch_off()
 
     def _draw(self, wanted: tuple[screens.ScreenView, int]) -> None:
+        draw = pairing.render if isinstance(wanted[0], pairing.PairingView) else screens.render
         try:
-            image = screens.render(*wanted)
+            image = draw(*wanted)
         except Exception:  # a screen's fault must not stop the display
             log.exception("display: could not draw %r", wanted)
             self._done(wanted, drawn=False)
@@ -276,7 +313,7 @@ class TableDisplay:
         if not self.failing:
             log.warning("display %s: %s; trying again in %.0f s", self.where, exc, self._delay)
         else:
-            self._delay = min(self._delay * 2, RETRY_MAX)
+            self._delay = min(self._delay * 2, self._retry_max)
             log.debug("display %s: %s; next try in %.0f s", self.where, exc, self._delay)
         with self._changed:
             self.failing = True

@@ -1,4 +1,5 @@
-// Join (asks a name), leave (one of the seated, not the banker), close the night (shows it).
+// Join (asks a name), leave (one of the seated, not the banker), pass the bank (to one of
+// them, between packs), close the night (shows it).
 
 import { $, h, patch } from "../dom.js";
 import { colourOf, swatch } from "../cards.js";
@@ -11,9 +12,18 @@ export function join() {
 }
 
 export function leave(table, actions) {
-  const dialog = $("leave-dialog");
+  pickPlayer(table, "leave", (name) => actions.post({ type: "leave", player: name }), "gets up");
+}
+
+export function passBank(table, actions) {
+  pickPlayer(table, "bank", (name) => actions.post({ type: "bank", player: name }), "banks");
+}
+
+/** Offers every seated player but the banker in dialog ``which``; a tap does ``then``. */
+function pickPlayer(table, which, then, says) {
+  const dialog = $(`${which}-dialog`);
   patch(
-    $("leave-list"),
+    $(`${which}-list`),
     players(table).map((name) =>
       h(
         "button",
@@ -24,11 +34,11 @@ export function leave(table, actions) {
           dataset: { player: name },
           onclick: () => {
             dialog.close();
-            actions.post({ type: "leave", player: name });
+            then(name);
           },
         },
         swatch(colourOf(table, name)),
-        `${name} gets up`,
+        `${name} ${says}`,
       ),
     ),
   );

@@ -1,4 +1,5 @@
-// The balances: each participant's result tonight, those who left too; join, leave, close.
+// The balances: each participant's result tonight, those who left too; join, leave, pass
+// the bank, close.
 
 import { $, h, patch } from "../dom.js";
 import { colourOf, signed, swatch, trend } from "../cards.js";
@@ -11,7 +12,9 @@ export function render({ table }) {
   $("seat-controls").hidden = !seated;
   $("join").disabled = !open || table.seats.length >= 10;
   $("leave").disabled = !open || table.seats.length <= 2;
-  $("close-night").disabled = !["shuffled", "hock"].includes(table.pack.stage);
+  const betweenPacks = ["shuffled", "hock"].includes(table.pack.stage);
+  $("close-night").disabled = !betweenPacks;
+  $("pass-bank").disabled = !betweenPacks;
   if (!seated) {
     patch($("balances"), h("li", { class: "none" }, "Nobody is seated yet."));
     return;
@@ -43,5 +46,6 @@ export function render({ table }) {
 export function wire(actions) {
   $("join").addEventListener("click", actions.join);
   $("leave").addEventListener("click", actions.leave);
+  $("pass-bank").addEventListener("click", actions.passBank);
   $("close-night").addEventListener("click", actions.closeNight);
 }

@@ -2,13 +2,14 @@
 
 import { $ } from "../dom.js";
 
-export function render({ table }) {
+export function render({ table, link }) {
   const pack = table.pack;
-  $("lock").disabled = !table.can_lock;
-  $("new-pack").disabled = !pack.complete;
-  $("undo").disabled = pack.stage === "shuffled";
-  $("enter-card").disabled = pack.complete;
-  $("clear").disabled = table.alarms.length === 0;
+  const down = link !== "live"; // nothing reaches the table: nothing to press
+  $("lock").disabled = down || !table.can_lock;
+  $("new-pack").disabled = down || !pack.complete;
+  $("undo").disabled = down || pack.stage === "shuffled";
+  $("enter-card").disabled = down || pack.complete;
+  $("clear").disabled = down || table.alarms.length === 0;
 }
 
 export function wire(actions) {

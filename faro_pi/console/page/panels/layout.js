@@ -1,8 +1,9 @@
-// The layout: a suit of spades, the places between the cards and the high card, the checks
-// on each; a tap bets there (or takes off), holding a finger lists a place's checks.
+// The layout: a suit of spades, the high card, the checks on each and on the combinations
+// (under the cards); a tap bets there (or takes off), holding a finger lists a place's checks.
 
 import { $, h, patch } from "../dom.js";
-import { RANK_NAME, byRankOrder, cardRank, colourOf, placeFields, placeKey, placeName } from "../cards.js";
+import { RANK_NAME, byRankOrder, cardRank, colourOf, initialOf, placeFields, placeKey, placeName } from "../cards.js";
+import { combination, combinations, partners } from "../combine.js";
 
 /** Each place's checks, one per player and direction, their weights added up. */
 export function stacks(table) {
@@ -58,7 +59,8 @@ function chipsOn(table, place, chips, room, actions) {
           key: `${c.player}|${c.copper}`,
           class: "chip" + (c.copper ? " copper" : ""),
           style: `--chip:${colourOf(table, c.player)}`,
-          dataset: { player: c.player, weight: c.weight, copper: c.copper },
+          // The initial shows before the weight (CSS), so the check's text stays its weight.
+          dataset: { player: c.player, weight: c.weight, copper: c.copper, initial: initialOf(table, c.player) },
           title: `${c.player}: ${c.weight}${c.copper ? " coppered" : ""} on ${where}`,
           "aria-label": `Take ${c.player}'s ${c.weight}${c.copper ? " coppered" : ""} off ${where}`,
           onclick: () => actions.enter(removeOf(place, c)),
@@ -85,33 +87,6 @@ function chipsOn(table, place, chips, room, actions) {
   );
 }
 
-/** The places between neighbouring cards, each on the grid area it straddles. */
-function betweens(felt) {
-  const pair = (a, b) => ({ ranks: [a, b].sort(byRankOrder) });
-  const places = [];
-  const across = (row, line) =>
-    row.slice(0, -1).forEach((r, i) =>
-      places.push({ ...pair(r, row[i + 1]), kind: "across", area: `${line} / ${i + 1} / span 1 / span 2` }),
-    );
-  across(felt.upper, 1);
-  across(felt.lower, 2);
-  felt.lower.forEach((r, i) =>
-    places.push({ ...pair(r, felt.upper[i]), kind: "down", area: `1 / ${i + 1} / span 2 / span 1` }),
-  );
-  const end = felt.lower.length;
-  places.push({ ...pair(felt.upper[end - 1], felt.seven), kind: "to-seven upper", area: `1 / ${end} / span 1 / span 2` });
-  places.push({ ...pair(felt.lower[end - 1], felt.seven), kind: "to-seven lower", area: `2 / ${end} / span 1 / span 2` });
-  // A corner names its lower pair, then its upper pair, left to right: A-2-K-Q.
-  felt.lower.slice(0, -1).forEach((r, i) =>
-    places.push({
-      ranks: [r, felt.lower[i + 1], felt.upper[i], felt.upper[i + 1]],
-      kind: "corner",
-      area: `1 / ${i + 1} / span 2 / span 2`,
-    }),
-  );
-  return places;
-}
-
 /** The last pair's ranks, for marking them on the layout. */
 function lastRanks(table) {
   const last = table.last_pair;
@@ -121,18 +96,47 @@ function lastRanks(table) {
   return last.split ? { [lo]: "split" } : { [lo]: "lost", [wi]: "won" };
 }
 
-/** A tap on a card, between cards or on the high card: a bet there, or taking one off. */
+/** A tap on a card (or the high card): a bet there, or taking one off. */
 function tapPlace(table, picks, place, actions) {
   if (!table.seats.length) return actions.toast("Seat the table first.");
   if (!picks.player) return actions.toast("Pick a player first.");
-  if (picks.takeOff) return actions.enter({ type: "remove", player: picks.player, ...placeFields(place) });
-  return actions.tapped({
-    type: "bet",
-    player: picks.player,
-    ...placeFields(place),
-    weight: picks.weight,
-    copper: picks.copper,
-  });
+  const combined = Boolean(place.ranks);
+  // Copper plays one bet to lose, a combination is one bet too: once taken, they go off.
+  const done = (taken) => taken && actions.pick({ copper: false, combine: combined ? false : picks.combine, first: null });
+  if (picks.takeOff) {
+    return actions.enter({ type: "remove", player: picks.player, ...placeFields(place) }).then(done);
+  }
+  const bet = { type: "bet", player: picks.player, ...placeFields(place), weight: picks.weight, copper: picks.copper };
+  return actions.tapped(bet).then(done);
+}
+
+/** A tap on a card: its rank; with Combine on, the first card of a combination, then the second. */
+function tapCard(table, picks, rank, actions) {
+  if (!picks.combine) return tapPlace(table, picks, { rank }, actions);
+  if (!table.seats.length) return actions.toast("Seat the table first.");
+  if (picks.first === null || picks.first === rank) return actions.pick({ first: picks.first === rank ? null : rank });
+  const place = combination(table.felt, picks.first, rank);
+  // Not a neighbour of the first: this card is the first instead.
+  return place ? tapPlace(table, picks, place, actions) : actions.pick({ first: rank });
+}
+
+/** The combinations with checks on them, in a strip under the cards: the place and its checks. */
+function combos(table, chipsAt, actions) {
+  const held = combinations(table.felt)
+    .map((place) => ({ place, key: place.ranks.join("-"), chips: chipsAt([...place.ranks].sort(byRankOrder).join("-")) }))
+    .filter((c) => c.chips.length);
+  return h(
+    "div",
+    { key: "combos", class: "combos", "aria-label": "Checks on combinations" },
+    held.map(({ place, key, chips }) =>
+      h(
+        "div",
+        { key, class: `between ${place.ranks.length === 4 ? "corner" : "two"}`, dataset: { place: key } },
+        h("span", { class: "between-name" }, key),
+        chipsOn(table, place, chips, 3, actions),
+      ),
+    ),
+  );
 }
 
 export function render({ table, picks }, actions) {
@@ -141,7 +145,9 @@ export function render({ table, picks }, actions) {
   const byPlace = stacks(table);
   const chipsAt = (key) => [...(byPlace[key] || new Map()).values()];
   const tap = (place) => () => held() || tapPlace(table, picks, place, actions);
-  // Two rows of checks fit on a card; past that, the last check shows how many more.
+  const near = picks.combine && picks.first !== null ? partners(table.felt, picks.first) : new Set();
+  // Two checks fit on a phone's card, three on a tablet's; past that, the last shows how many more.
+  const room = $("layout").clientWidth / 7 >= 64 ? 3 : 2;
   const spot = (rank, where) => {
     const chips = chipsAt(rank);
     const left = counts[rank];
@@ -152,7 +158,12 @@ export function render({ table, picks }, actions) {
       "div",
       {
         key: rank,
-        class: `spot ${where}` + (left === 0 ? " dead" : "") + (marks[rank] ? ` ${marks[rank]}` : ""),
+        class:
+          `spot ${where}` +
+          (left === 0 ? " dead" : "") +
+          (marks[rank] ? ` ${marks[rank]}` : "") +
+          (picks.combine && picks.first === rank ? " chosen" : "") +
+          (near.has(rank) ? " partner" : ""),
         dataset: { rank },
       },
       h(
@@ -162,37 +173,35 @@ export function render({ table, picks }, actions) {
           class: "card",
           "aria-label": label,
           dataset: { rank },
-          onclick: tap({ rank }),
+          onclick: () => held() || tapCard(table, picks, rank, actions),
           onpointerdown: holdOn({ rank }, actions),
         },
         h("span", { class: "rank", "aria-hidden": "true" }, rank),
         h("span", { class: "suit", "aria-hidden": "true" }, "♠"),
         h("span", { class: "pips", "aria-hidden": "true" }, "●".repeat(left) + "○".repeat(4 - left)),
       ),
-      chipsOn(table, { rank }, chips, 4, actions),
+      chipsOn(table, { rank }, chips, room, actions),
     );
   };
-  // A place off the cards: between neighbours, at a corner, or the high-card space.
-  const space = (place, kind, text, attrs) => {
-    const key = place.high ? "high" : place.ranks.join("-");
-    const chips = chipsAt(place.high ? "high" : [...place.ranks].sort(byRankOrder).join("-"));
-    const named = place.high ? "the high card" : `${place.ranks.length} cards, ${key}`;
+  // The high-card space, at the dealer's edge.
+  const highCard = () => {
+    const chips = chipsAt("high");
     return h(
       "div",
-      { key, class: `${kind}`, dataset: { place: key }, ...attrs },
+      { key: "high", class: "high-card", dataset: { place: "high" } },
       h(
         "button",
         {
           type: "button",
           class: "hit",
-          dataset: { place: key },
-          "aria-label": `Bet on ${named}` + (chips.length ? `; ${chips.map(chipText).join(", ")}` : ""),
-          onclick: tap(place),
-          onpointerdown: holdOn(place, actions),
+          dataset: { place: "high" },
+          "aria-label": "Bet on the high card" + (chips.length ? `; ${chips.map(chipText).join(", ")}` : ""),
+          onclick: tap({ high: true }),
+          onpointerdown: holdOn({ high: true }, actions),
         },
-        text,
+        "High card",
       ),
-      chipsOn(table, place, chips, place.high ? 6 : 2, actions),
+      chipsOn(table, { high: true }, chips, 3, actions),
     );
   };
   const felt = table.felt;
@@ -205,10 +214,14 @@ export function render({ table, picks }, actions) {
     felt.upper.map((r) => spot(r, "upper")),
     spot(felt.seven, "seven"),
     felt.lower.map((r) => spot(r, "lower")),
-    options.combinations
-      ? betweens(felt).map((b) => space({ ranks: b.ranks }, `between ${b.kind}`, "", { style: `grid-area: ${b.area}` }))
-      : [],
-    options.high_card ? space({ high: true }, "high-card", "High card") : null,
+    options.high_card || options.combinations
+      ? h(
+          "div",
+          { key: "edge", class: "edge" },
+          options.high_card ? highCard() : null,
+          options.combinations ? combos(table, chipsAt, actions) : null,
+        )
+      : null,
   );
 }
 

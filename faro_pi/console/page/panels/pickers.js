@@ -2,7 +2,7 @@
 
 import { $, h, patch } from "../dom.js";
 import { colourOf, swatch } from "../cards.js";
-import { players, weights } from "../picks.js";
+import { players, weightOf, weights } from "../picks.js";
 
 export function render({ table, picks }, actions) {
   const seated = players(table);
@@ -26,6 +26,7 @@ export function render({ table, picks }, actions) {
     ),
   );
   const offered = weights(table);
+  const typed = !offered.includes(picks.weight);
   $("weights").dataset.count = offered.length;
   patch(
     $("weights"),
@@ -44,18 +45,54 @@ export function render({ table, picks }, actions) {
         String(w),
       ),
     ),
+    // Any other weight, typed in: a stake of 8, or 500.
+    h("input", {
+      key: "typed",
+      id: "weight-typed",
+      class: "choice typed",
+      type: "text",
+      inputmode: "numeric",
+      pattern: "[0-9]*",
+      enterkeyhint: "done",
+      autocomplete: "off",
+      placeholder: "…",
+      "aria-label": "another weight, typed in",
+      dataset: { picked: typed },
+      title: "another weight",
+      oninput: (e) => {
+        const w = weightOf(e.target.value);
+        if (w) actions.pick({ weight: w });
+      },
+    }),
   );
+  // The typed weight shows while it is the pick, and clears once a button is picked.
+  const field = $("weight-typed");
+  if (document.activeElement !== field) field.value = typed ? String(picks.weight) : "";
   $("copper").setAttribute("aria-pressed", String(picks.copper));
   $("take-off").setAttribute("aria-pressed", String(picks.takeOff));
-  const who = picks.player || "the player";
-  const gaps = table.options && table.options.combinations ? " or a gap between cards" : "";
-  $("hint").textContent = picks.takeOff
-    ? `Taking off: tap a check to take it off, or a card to take ${who}'s off it.`
-    : `Tap a card${gaps}: ${who} puts ${picks.weight} on it ${picks.copper ? "coppered, to lose" : "to win"}. Take off, then tap a check, to remove it.`;
+  $("combine").hidden = !(table.options || {}).combinations;
+  $("combine").setAttribute("aria-pressed", String(picks.combine));
+  $("hint").textContent = hint(picks);
   $("felt").classList.toggle("taking-off", picks.takeOff);
 }
 
+/** What a tap on the felt will do, with the picks as they are. */
+function hint(picks) {
+  const who = picks.player || "the player";
+  const how = picks.copper ? "coppered, to lose" : "to win";
+  if (picks.combine) {
+    const what = picks.takeOff ? ` to take ${who}'s off them` : `: ${who} puts ${picks.weight} on them ${how}`;
+    return picks.first === null
+      ? `Combine: tap a card, then a neighbour (diagonally: a corner of four)${what}.`
+      : `With the ${picks.first}: tap a lit neighbour${what}. The ${picks.first} again lets go.`;
+  }
+  return picks.takeOff
+    ? `Taking off: tap a check to take it off, or a card to take ${who}'s off it.`
+    : `Tap a card: ${who} puts ${picks.weight} on it ${how}. Take off, then tap a check, to remove it.`;
+}
+
 export function wire(actions) {
+  $("combine").addEventListener("click", () => actions.pick((p) => ({ combine: !p.combine, first: null })));
   $("copper").addEventListener("click", () => actions.pick((p) => ({ copper: !p.copper, takeOff: false })));
   $("take-off").addEventListener("click", () => actions.pick((p) => ({ takeOff: !p.takeOff })));
 }

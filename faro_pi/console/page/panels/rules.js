@@ -1,4 +1,4 @@
-// The house rules in a line, under the layout.
+// The house rules in a line, under the controls.
 
 import { $, h, patch } from "../dom.js";
 
