@@ -181,7 +181,11 @@ class Publisher:
         will = aiomqtt.Will(self.topics.status, offline, qos=1, retain=True)
         client = self.broker.client(f"faro-pi-{self.name}", will=will, timeout=5)
         client.pending_calls_threshold = WINDOW + 16
+        await self._session(client, offline, outage, backoff)
+
+    async def _session(self, client: aiomqtt.Client, offline: bytes, outage, backoff) -> None:
         async with client:
+            _taken(client)
             outage.connected()
             backoff.reset()
             try:
@@ -293,7 +297,7 @@ class Publisher:
                 self.acked = mark
                 self._tell()
             for _, task in pending:
-                task.cancel()
+                _settle(task)
 
     def _resend_point(self, position: int) -> int:
         """Where sending goes on from: back to a row the floor asked for again, if any."""
@@ -363,8 +367,27 @@ async def _unless_cancelled(publish: asyncio.Future) -> None:
     try:
         await asyncio.shield(publish)
     except asyncio.CancelledError:
-        publish.cancel()
+        _settle(publish)
         raise
+
+
+def _settle(publish: asyncio.Future) -> None:
+    """Cancels a publish still on its way, and takes the failure of one that failed: the
+    connection is going, and a failure no one took is an error in the loop's log."""
+    if not publish.done():
+        publish.cancel()
+    elif not publish.cancelled():
+        publish.exception()
+
+
+def _taken(client: aiomqtt.Client) -> None:
+    """Takes, once it comes, the failure aiomqtt keeps for a connection lost while no one
+    was reading its messages (in a subscribe or a publish, or once the connection is left, as
+    when another client takes our id over and over): left, it is a 'Future exception was
+    never retrieved' in the loop's log."""
+    lost = getattr(client, "_disconnected", None)
+    if isinstance(lost, asyncio.Future):
+        lost.add_done_callback(lambda done: done.cancelled() or done.exception())
 
 
 def _leaf(exc: BaseException) -> BaseException:
