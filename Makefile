@@ -13,6 +13,12 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	touch $@
 
+# The camera's card designs and how they are drawn (faro_pi/camera/training/designs.py):
+# Debian's aisleriot and KDE decks, librsvg with Debian's Python bindings, fonts for glyphs.
+CAMERA_DEBS := gnome-cards-data kdegames-card-data-kf5 python3-gi \
+	gir1.2-rsvg-2.0 python3-gi-cairo fonts-dejavu fonts-liberation fonts-freefont-ttf \
+	fonts-urw-base35
+
 # systemd-analyze (Debian's systemd package) rates the service unit in
 # tests/test_deployment.py, and Debian's mosquitto is the broker of tests/test_floor.py;
 # installed here when missing.
@@ -21,6 +27,15 @@ test-deps:
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends systemd; }
 	@test -x /usr/sbin/mosquitto || { \
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends mosquitto; }
+	@test -d /usr/share/aisleriot/cards -a -d /usr/share/carddecks \
+		-a -f /usr/share/fonts/truetype/freefont/FreeSans.ttf \
+		-a -f /usr/share/fonts/opentype/urw-base35/P052-Roman.otf \
+		-a -f /usr/share/fonts/truetype/liberation/LiberationSans-Regular.ttf \
+		-a -f /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf && /usr/bin/python3 -c \
+		'import gi, cairo; gi.require_version("Rsvg", "2.0"); from gi.repository import Rsvg' \
+		2>/dev/null || { \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+		-o DPkg::Lock::Timeout=600 --no-install-recommends $(CAMERA_DEBS); }
 
 # The page's tests drive Debian's Chromium (never a downloaded browser); without it they skip.
 browser:
@@ -37,7 +52,7 @@ golden: $(STAMP) browser
 sim: $(STAMP)
 	$(BIN)/faro-pi sim
 
-bench: $(STAMP)
+bench: $(STAMP) test-deps
 	$(BIN)/python -m tests.benchmarks.bench_rules
 	$(BIN)/python -m tests.benchmarks.bench_daemon
 	$(BIN)/python -m tests.benchmarks.bench_case_keeper
@@ -45,6 +60,7 @@ bench: $(STAMP)
 	$(BIN)/python -m tests.benchmarks.bench_console
 	$(BIN)/python -m tests.benchmarks.bench_nights
 	$(BIN)/python -m tests.benchmarks.bench_floor
+	$(BIN)/python -m tests.benchmarks.bench_camera
 
 # On the Raspberry Pi, as root: the service, the udev rule, /opt/faro-pi and
 # /etc/faro-pi (see hardware/README.md). DESTDIR=FOLDER stages the files there
