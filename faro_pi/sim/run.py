@@ -87,12 +87,14 @@ class Record:
 class SimulatedTable:
     """The hardware around the daemon, and the scenario's hands on it."""
 
-    def __init__(self, out: Path, speed: float):
+    def __init__(self, out: Path, speed: float, camera=None):
         self.out = out
         self.speed = speed
         self.factory, self.chain = watched_factory()
         self.oled = VirtualOled()
         self.reader = VirtualReader(out / "reader", hello="faro-pi sim")
+        self.camera = None if camera is None else camera(self.reader)
+        """The camera reader over a virtual box, when the pack is dealt through it."""
         self.record = Record()
         self.at = 0
         """The scenario's step being played."""
@@ -116,8 +118,7 @@ class SimulatedTable:
             self.fault(*fault)
         if kind == "card" and obj.get("source", "reader") == "reader":
             await self.pause(DEAL_PACE)
-            self.reader.card(obj["card"])
-            await self.reader.drained()
+            await self.deal(obj["card"])
         elif kind == "noread":
             await self.pause(DEAL_PACE)
             self.reader.no_read()
@@ -141,7 +142,17 @@ class SimulatedTable:
             except Refused as exc:
                 self.record.refused.append({"step": number, "message": str(exc)})
 
+    async def deal(self, code: str) -> None:
+        """A card comes out of the shoe: read by the barcode reader, or the camera."""
+        if self.camera is not None:
+            await self.camera.deal(code)
+        else:
+            self.reader.card(code)
+            await self.reader.drained()
+
     async def press(self, button: str, hold: float) -> None:
+        if self.camera is not None and button == "new_pack":
+            await self.camera.empty()  # the box is emptied for the new pack
         config = self.daemon.config.buttons
         pin = self.factory.pin(getattr(config, button))
         heard = self.press_heard
@@ -205,10 +216,17 @@ def _prepare(out: Path) -> Path:
     return config
 
 
-async def simulate(steps: list[dict], out: Path, speed: float = 1.0, screen=None) -> dict:
-    """Plays ``steps`` on the simulated table; returns the summary it also writes."""
+async def simulate(
+    steps: list[dict], out: Path, speed: float = 1.0, screen=None, camera=None
+) -> dict:
+    """Plays ``steps`` on the simulated table; returns the summary it also writes.
+
+    ``camera`` makes a :class:`faro_pi.sim.camera.CameraShoe` on the virtual reader: the
+    cards are then dealt through a virtual camera and the camera reader rather than the
+    barcode reader.
+    """
     config = load_config(_prepare(out), environ={})
-    table = SimulatedTable(out, speed)
+    table = SimulatedTable(out, speed, camera)
     table.reader.plug()
     loop = asyncio.get_running_loop()
     ready: asyncio.Future = loop.create_future()
@@ -263,6 +281,8 @@ async def simulate(steps: list[dict], out: Path, speed: float = 1.0, screen=None
         "i2c_bytes": table.oled.bytes_sent,
         "status": status,
     }
+    if table.camera is not None:
+        summary["camera"] = table.camera.tally.as_json()
     _write(out, table, summary)
     return summary
 
@@ -293,10 +313,35 @@ def main(args: argparse.Namespace) -> int:
         print(f"faro-pi sim: {exc}", file=sys.stderr)
         return 2
     out = Path(args.out)
+    try:
+        camera = _camera(args)
+    except ImportError as exc:
+        print(f"faro-pi sim: --camera needs faro-pi[camera]: {exc}", file=sys.stderr)
+        return 2
+    except (FaroError, OSError, ValueError) as exc:
+        print(f"faro-pi sim: {exc}", file=sys.stderr)
+        return 2
     with screen_for(sys.stdout, steps) as screen:
-        summary = asyncio.run(simulate(steps, out, args.speed, screen))
+        summary = asyncio.run(simulate(steps, out, args.speed, screen, camera))
     balances = "  ".join(f"{name} {amount:+d}" for name, amount in summary["balances"].items())
     print(f"balances: {balances}   leaders: {', '.join(summary['leaders'])}")
     print(f"wrote {', '.join(str(out / name) for name in OUTPUTS[:5])}")
     print(f"replay it: faro-pi replay {out / 'events.jsonl'}")
     return summary["status"]
+
+
+def _camera(args: argparse.Namespace):
+    """What makes the camera's shoe for ``--camera DESIGN_DIR``, or None."""
+    if not getattr(args, "camera", None):
+        return None
+    # numpy and OpenCV are the camera's extra: only a camera's simulation needs them
+    import numpy as np
+
+    from faro_pi.camera.recognise import Recogniser
+    from faro_pi.camera.watch import Watch
+    from faro_pi.sim.camera import CameraShoe
+    from faro_pi.virtual.camera import VirtualCamera, load_design
+
+    camera = VirtualCamera(load_design(args.camera), np.random.default_rng(args.seed))
+    watch = Watch(Recogniser.load())
+    return lambda reader: CameraShoe(camera, watch, reader)

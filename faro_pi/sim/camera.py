@@ -1,0 +1,82 @@
+"""``faro-pi sim --camera DESIGN_DIR``: the pack dealt through a camera, not a barcode.
+
+Each card of the scenario is laid on top in the virtual box
+(:class:`faro_pi.virtual.camera.VirtualCamera`); the camera reader's own watcher
+(:class:`faro_pi.camera.watch.Watch`) and recogniser read the frames, and what they
+decide goes over the virtual reader's serial line, in fsp1, to the daemon: the path a
+card takes from a real camera, less the glass. What it read is tallied against what was
+laid, for the summary.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+
+from faro_pi.camera.watch import VOTES, Seen, Watch
+from faro_pi.game.cards import Card, parse_card
+from faro_pi.virtual.camera import DRAWN, VirtualCamera
+from faro_pi.virtual.reader import VirtualReader
+
+FRAMES = len(DRAWN) + 2 + VOTES
+"""Frames shown for each card: while it is drawn, then at rest until the vote is done."""
+
+
+@dataclass
+class Tally:
+    right: int = 0
+    wrong: list[dict] = field(default_factory=list)
+    noreads: int = 0
+    missed: int = 0
+    """Cards laid that the reader sent nothing for."""
+
+    def as_json(self) -> dict:
+        return {
+            "right": self.right,
+            "wrong": self.wrong,
+            "noreads": self.noreads,
+            "missed": self.missed,
+        }
+
+
+class CameraShoe:
+    """The camera reader over the virtual box, speaking through ``reader``."""
+
+    def __init__(self, camera: VirtualCamera, watch: Watch, reader: VirtualReader):
+        self.camera, self.watch, self.reader = camera, watch, reader
+        self.tally = Tally()
+
+    async def deal(self, code: str) -> None:
+        """``code`` comes on top; whatever the reader makes of it goes to the daemon."""
+        card = parse_card(code)
+        self.camera.lay(card)
+        seen = await asyncio.to_thread(self._look)
+        if seen is None:
+            if self.watch.last is not card:  # not the card still on top: a miss
+                self.tally.missed += 1
+            return
+        if seen.card is None:
+            self.tally.noreads += 1
+            self.reader.no_read()
+        else:
+            self._count(card, seen.card)
+            self.reader.card(seen.card.code)
+        await self.reader.drained()
+
+    async def empty(self) -> None:
+        """The box is emptied for a new pack."""
+        self.camera.lay(None)
+        await asyncio.to_thread(self._look)
+
+    def _count(self, laid: Card, read: Card) -> None:
+        if read is laid:
+            self.tally.right += 1
+        else:
+            self.tally.wrong.append({"laid": laid.code, "read": read.code})
+
+    def _look(self) -> Seen | None:
+        for _ in range(FRAMES):
+            seen = self.watch.see(self.camera.frame())
+            if seen is not None:
+                return seen
+        return None
