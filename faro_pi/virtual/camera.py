@@ -21,6 +21,8 @@ from faro_pi.game.cards import CARD_BY_CODE, DECK, Card
 
 NOISE = 2.0
 """The sensor's noise on a still frame, in grey levels."""
+FIELDS = 5
+"""Fields of the sensor's noise the frames take in turn."""
 DRAWN = (0.3, 0.7)
 """The frames while a card is drawn: this much of the way from the old view to the new."""
 
@@ -53,6 +55,10 @@ class VirtualCamera:
         self.faces, self.rng, self.size = faces, rng, size
         self._view = scene.empty(rng, size).astype(np.float32)
         self._drawn: list[np.ndarray] = []
+        shape = (size[1], size[0], 3)
+        # a few fields of noise, taken in turn: drawing it afresh costs more than the read
+        self._noise = [rng.standard_normal(shape, np.float32) * NOISE for _ in range(FIELDS)]
+        self._frames = 0
 
     def lay(self, card: Card | None) -> None:
         """``card`` comes on top (None: the box is emptied); the next frames show it drawn."""
@@ -67,7 +73,8 @@ class VirtualCamera:
     def frame(self) -> np.ndarray:
         """The camera's next frame: the card being drawn, then the box at rest."""
         image = self._drawn.pop(0) if self._drawn else self._view
-        noisy = image + self.rng.normal(0.0, NOISE, image.shape).astype(np.float32)
+        self._frames += 1
+        noisy = image + self._noise[self._frames % FIELDS]
         return np.clip(noisy, 0, 255).astype(np.uint8)
 
     def close(self) -> None:
