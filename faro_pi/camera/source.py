@@ -5,8 +5,9 @@ returns it as a BGR uint8 array (what OpenCV and the recogniser take), ``close()
 the camera go. A source never decides anything; the watcher (:mod:`.watch`) does.
 
 - :class:`Picamera2Source`: a Camera Module on the CSI connector, through Raspberry Pi
-  OS's ``python3-picamera2`` (libcamera). Exposure and white balance are locked once the
-  first frames have settled them, so the light's drift is not taken for a change.
+  OS's ``python3-picamera2`` (libcamera). Focus, exposure and white balance are locked
+  once the first frames have settled them, so that neither a hand passing nor the light's
+  drift changes them under the reader.
 - :class:`UvcSource`: any UVC USB camera, through OpenCV's V4L2 back end. It keeps one
   frame of buffer, so a frame is never older than the one before it.
 - :class:`StillSource`: frames from arrays or image files, in order: tests and benches.
@@ -118,18 +119,22 @@ class Picamera2Source:
         )
         self._camera.configure(settings)
         self._camera.start()
+        focusing = "AfMode" in self._camera.camera_controls  # the Camera Module 3's lens
+        if focusing:
+            self._camera.autofocus_cycle()
         for _ in range(self.SETTLE_FRAMES):
             self._camera.capture_array("main")
         metadata = self._camera.capture_metadata()
-        self._camera.set_controls(
-            {
-                "AeEnable": False,
-                "AwbEnable": False,
-                "ExposureTime": metadata["ExposureTime"],
-                "AnalogueGain": metadata["AnalogueGain"],
-                "ColourGains": metadata["ColourGains"],
-            }
-        )
+        held = {
+            "AeEnable": False,
+            "AwbEnable": False,
+            "ExposureTime": metadata["ExposureTime"],
+            "AnalogueGain": metadata["AnalogueGain"],
+            "ColourGains": metadata["ColourGains"],
+        }
+        if focusing:  # focused once on the box, then held: a hand must not refocus it
+            held |= {"AfMode": 0, "LensPosition": metadata["LensPosition"]}  # 0: manual
+        self._camera.set_controls(held)
 
     def frame(self) -> np.ndarray:
         try:
