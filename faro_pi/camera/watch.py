@@ -25,6 +25,7 @@ from typing import Protocol
 import cv2
 import numpy as np
 
+from faro_pi.camera import finder
 from faro_pi.game.cards import Card
 
 SMALL = (80, 60)
@@ -74,8 +75,6 @@ def differs(a: np.ndarray, b: np.ndarray) -> bool:
 
 def card_shaped(frame: np.ndarray) -> bool:
     """Whether a lone card-shaped face shows: the recogniser's own finder is asked."""
-    from faro_pi.camera import finder
-
     return finder.outline(frame) is not None
 
 
