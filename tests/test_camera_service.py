@@ -5,13 +5,17 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import socket
 import subprocess
+import threading
+import time
 
 import cv2
 import numpy as np
 import pytest
 
 from faro_pi.camera import scene
+from faro_pi.camera.line import Link, SocketLine
 from faro_pi.config import ConfigError, parse_config
 from faro_pi.doctor.camera import camera_checks, light_check
 from tests.test_deployment import ROOT, UNIT, unit_settings
@@ -129,3 +133,27 @@ def test_a_usb_camera_that_is_not_there_fails_and_says_what_to_do():
     assert not check.ok
     assert "/dev/video63 does not open" in check.detail
     assert "faro-pi-camera" in check.fix
+
+
+def test_the_doctor_finds_the_camera_reader_on_its_socket_and_says_how_to_start_it():
+    from faro_pi.doctor.reader import check_reader
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    config = parse_config(f'[reader]\nport = "socket://127.0.0.1:{port}"\n')
+    check = check_reader(config, 1.0)
+    assert not check.ok and "faro-pi-camera" in check.fix
+    line = SocketLine("127.0.0.1", port)
+    link = Link(line, "faro-camera 1.0", time.monotonic)
+    stop = threading.Event()
+    serving = threading.Thread(target=link.serve, args=(stop, 0.05), daemon=True)
+    serving.start()
+    try:
+        check = check_reader(config, 5.0)
+    finally:
+        stop.set()
+        serving.join(5)
+        link.close()
+    assert check.ok, check.line()
+    assert check.detail == f"socket://127.0.0.1:{port}: fsp1 a hello (faro-camera 1.0)"
