@@ -61,6 +61,7 @@ bench: $(STAMP) test-deps
 	$(BIN)/python -m tests.benchmarks.bench_nights
 	$(BIN)/python -m tests.benchmarks.bench_floor
 	$(BIN)/python -m tests.benchmarks.bench_camera
+	$(BIN)/python -m tests.benchmarks.bench_camera_live
 
 # On the Raspberry Pi, as root: the service, the udev rule, /opt/faro-pi and
 # /etc/faro-pi (see hardware/README.md). DESTDIR=FOLDER stages the files there
