@@ -188,6 +188,19 @@ def _sim(args: argparse.Namespace) -> int:
     return main(args)
 
 
+def _camera_run(args: argparse.Namespace) -> int:
+    config = _config(args)
+    if config is None:
+        return 2
+    _logging(args.verbose or config.log.verbose)
+    try:
+        from faro_pi.camera.live import run  # numpy and OpenCV: the camera's extra
+    except ImportError as exc:
+        print(f"faro-pi camera run: needs faro-pi[camera]: {exc}", file=sys.stderr)
+        return 2
+    return run(config)
+
+
 def _doctor(args: argparse.Namespace) -> int:
     lgpio_folder()
     from faro_pi.doctor import main  # gpiozero, after $LG_WD is set
@@ -243,6 +256,12 @@ def parser() -> argparse.ArgumentParser:
     sim.add_argument("--packs", type=int, default=1, help="packs the demo deals (default 1)")
     sim.add_argument(
         "--faults", action="store_true", help="the demo's shoe misbehaves now and then"
+    )
+    sim.add_argument(
+        "--camera",
+        metavar="DESIGN_DIR",
+        help="deal through a virtual camera over the box and the camera reader: a design's "
+        "52 faces, KD.png, 10H.png...",
     )
     sim.add_argument(
         "--profile",
