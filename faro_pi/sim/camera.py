@@ -52,7 +52,7 @@ class CameraShoe:
         self.camera.lay(card)
         seen = await asyncio.to_thread(self._look)
         if seen is None:
-            if self.watch.last is not card:  # not the card still on top: a miss
+            if self.watch.last != card:  # not the card still on top: a miss
                 self.tally.missed += 1
             return
         if seen.card is None:
@@ -69,7 +69,7 @@ class CameraShoe:
         await asyncio.to_thread(self._look)
 
     def _count(self, laid: Card, read: Card) -> None:
-        if read is laid:
+        if read == laid:
             self.tally.right += 1
         else:
             self.tally.wrong.append({"laid": laid.code, "read": read.code})

@@ -134,7 +134,7 @@ def latency(
             told["noread"] += 1
         else:
             link.card(seen.card.code)
-            told["right" if seen.card is card else "wrong"] += 1
+            told["right" if seen.card == card else "wrong"] += 1
         while len(daemon.arrived) == sent:
             time.sleep(0.0005)
         wire = daemon.arrived[-1][0] - started
