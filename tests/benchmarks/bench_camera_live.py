@@ -106,9 +106,14 @@ def _ack(seq: bytes) -> bytes:
 def latency(
     camera: VirtualCamera, watch: Watch, cards: int, link: Link, daemon: Daemon
 ) -> tuple[list, list, dict]:
-    here, pi4, told = [], [], {"right": 0, "wrong": 0, "noread": 0, "none": 0}
-    order = list(DECK) * (cards // 52 + 1)
-    np.random.default_rng(1).shuffle(order)
+    here, pi4, told = {}, {}, {"right": 0, "wrong": 0, "noread": 0, "none": 0}
+    rng, order = np.random.default_rng(1), []
+    while len(order) < cards:  # whole packs, shuffled, never one card twice in a row
+        pack = list(DECK)
+        rng.shuffle(pack)
+        if order and pack[0] == order[-1]:
+            pack.reverse()
+        order += pack
     for card in order[:cards]:
         camera.lay(card)
         frames = [camera.frame() for _ in range(10)]
@@ -138,8 +143,9 @@ def latency(
         while len(daemon.arrived) == sent:
             time.sleep(0.0005)
         wire = daemon.arrived[-1][0] - started
-        here.append(clock["here"] - settled_at / RATE + wire)
-        pi4.append(clock["pi4"] - settled_at / RATE + wire)
+        kind = "a card" if seen.card is not None else "a no-read"
+        here.setdefault(kind, []).append(clock["here"] - settled_at / RATE + wire)
+        pi4.setdefault(kind, []).append(clock["pi4"] - settled_at / RATE + wire)
         watch.see(frames[-1])
     return here, pi4, told
 
@@ -164,13 +170,19 @@ def main(argv: list[str]) -> int:
     stop.set()
     serving.join(5)
     link.close()
-    report("settle → sent, here", here, "ms", 1e3)
-    report("settle → sent, Pi 4 estimate", pi4, "ms", 1e3)
+    for kind in sorted(here):
+        report(f"settle → {kind} sent, here", here[kind], "ms", 1e3)
+        report(f"settle → {kind} sent, Pi 4 estimate", pi4[kind], "ms", 1e3)
     print(
-        f"  the cards told: {told['right']} right, {told['wrong']} wrong, "
-        f"{told['noread']} no-reads, {told['none']} not seen (goal: sent ≤ 300 ms on a Pi 4: "
-        f"median {statistics.median(pi4) * 1e3:.0f} ms, p99 {percentile(pi4, 99) * 1e3:.0f} ms)"
+        f"  told: {told['right']} right, {told['wrong']} wrong, {told['noread']} no-reads, "
+        f"{told['none']} sent nothing"
     )
+    if "a card" in pi4:
+        median, p99 = statistics.median(pi4["a card"]), percentile(pi4["a card"], 99)
+        print(
+            f"  goal: a card sent ≤ 300 ms after it settles on a Pi 4: median "
+            f"{median * 1e3:.0f} ms, p99 {p99 * 1e3:.0f} ms"
+        )
     return 0
 
 
