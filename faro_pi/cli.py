@@ -286,6 +286,15 @@ def parser() -> argparse.ArgumentParser:
 
     add_console_commands(commands)
     add_floor_command(commands, _logging)
+    from faro_pi.camera.command import add_camera_command
+
+    camera = add_camera_command(commands)
+    live = camera.add_parser(
+        "run", help="the live camera reader: watch the box, send each card to the daemon"
+    )
+    live.add_argument("--config", metavar="FILE", help=CONFIG_HELP)
+    live.add_argument("--verbose", action="store_true", help="log every card read")
+    live.set_defaults(run=_camera_run)
     return top
 
 

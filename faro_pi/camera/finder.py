@@ -15,7 +15,7 @@ CROP = (96, 128)
 """Width and height of the canonical crop of the visible face."""
 
 WORK_HEIGHT = 240
-"""The height the outline is found at: enough for a rectangle, cheap on a Pi."""
+"""About the height the card is found and cut at: enough for the model, cheap on a Pi."""
 
 ASPECT = (0.52, 0.92)
 """Width over height of the visible face: a 63×88 card, less up to 5 mm of rim a side."""
@@ -33,23 +33,37 @@ SOLIDITY = 0.88
 
 def find(image: np.ndarray) -> np.ndarray | None:
     """The visible face cut out upright (BGR, ``CROP``), or None when no lone card shows."""
-    quad = outline(image)
-    if quad is None:
-        return None
-    return cut(image, quad)
+    small, _ = working(image)
+    quad = _outline(small)
+    return None if quad is None else cut(small, quad)
+
+
+def working(image: np.ndarray) -> tuple[np.ndarray, int]:
+    """The still shrunk by a whole factor (OpenCV's fast path) to about ``WORK_HEIGHT``:
+    the card is found and cut there, so a 1080p still costs little more than a small one
+    and the model sees the face at the size it learnt it."""
+    h, w = image.shape[:2]
+    shrink = max(1, h // WORK_HEIGHT)
+    if shrink == 1:
+        return image, 1
+    return cv2.resize(image, (w // shrink, h // shrink), interpolation=cv2.INTER_AREA), shrink
 
 
 def outline(image: np.ndarray) -> np.ndarray | None:
     """The four corners of the visible face in ``image``'s pixels, top-left first, clockwise
     with the long side vertical; None when the bright patch is not card-shaped."""
-    h, w = image.shape[:2]
-    scale = WORK_HEIGHT / h
-    small = cv2.resize(image, (max(1, round(w * scale)), WORK_HEIGHT), interpolation=cv2.INTER_AREA)
+    small, shrink = working(image)
+    quad = _outline(small)
+    return None if quad is None else quad * shrink
+
+
+def _outline(small: np.ndarray) -> np.ndarray | None:
     b, g, r = cv2.split(small)
     grey = cv2.GaussianBlur(cv2.max(cv2.max(b, g), r), (5, 5), 0)
     level, mask = cv2.threshold(grey, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
     if level < 40 or np.percentile(grey, 99) - np.percentile(grey, 1) < 60:
         return None  # nothing bright against the box: empty, or a dark hand over it
+    mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((5, 5), np.uint8))
     mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
     contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     if not contours:
@@ -63,7 +77,7 @@ def outline(image: np.ndarray) -> np.ndarray | None:
         return None
     if not ASPECT[0] <= min(rw, rh) / max(rw, rh) <= ASPECT[1]:
         return None
-    quad = _order(cv2.boxPoints(((cx, cy), (rw, rh), angle)) / scale)
+    quad = _order(cv2.boxPoints(((cx, cy), (rw, rh), angle)))
     down = (quad[3] + quad[2] - quad[0] - quad[1]) / 2
     if abs(np.degrees(np.arctan2(down[0], down[1]))) > UPRIGHT_DEG:
         return None
@@ -79,7 +93,8 @@ def _order(corners: np.ndarray) -> np.ndarray:
     top = (ring[0] + ring[1]) / 2
     if top[1] > centre[1]:  # that short side is the bottom one: take the other
         ring = ring[2:] + ring[:2]
-    if np.cross(ring[1] - ring[0], ring[2] - ring[1]) < 0:  # counter-clockwise on screen
+    (ax, ay), (bx, by) = ring[1] - ring[0], ring[2] - ring[1]
+    if ax * by - ay * bx < 0:  # counter-clockwise on screen
         ring = [ring[1], ring[0], ring[3], ring[2]]
     return np.array(ring, np.float32)
 
@@ -88,7 +103,7 @@ def cut(image: np.ndarray, quad: np.ndarray) -> np.ndarray:
     w, h = CROP
     target = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32)
     warp = cv2.getPerspectiveTransform(quad.astype(np.float32), target)
-    return cv2.warpPerspective(image, warp, (w, h), flags=cv2.INTER_AREA)
+    return cv2.warpPerspective(image, warp, (w, h), flags=cv2.INTER_LINEAR)
 
 
 def features(crop: np.ndarray) -> np.ndarray:

@@ -82,6 +82,7 @@ def view(
     w, h = size
     box = _box(rng, h, w, nominal)
     card_h = (0.70 if nominal else rng.uniform(*ranges.height)) * h
+    card_h = min(card_h, 0.95 * w * CARD_MM[1] / CARD_MM[0])  # a tall still: the card fits
     homography = _pose(rng, w, h, card_h, rgba.shape, ranges, nominal, upside_down)
     if not nominal and rng.random() < ranges.second_card:
         _second_card(box, rng, homography, rgba.shape)

@@ -42,7 +42,7 @@ def main(argv=None) -> int:
     made = fontcards.make(designs.CACHE / "fonts" / str(height), fonts, 1, height)
     folders["train"] += [(path.name, str(path)) for path in made]
     cache = designs.CACHE / "samples" / f"{args.version}-{height}"
-    samples = args.samples or (240 if args.tiny else 20000)
+    samples = args.samples or (240 if args.tiny else 40000)
     workers = 1 if args.tiny else 2
     train = dataset.shards(
         folders["train"], samples, 1, cache / _key(folders["train"]), workers=workers
@@ -57,7 +57,8 @@ def main(argv=None) -> int:
     print(f"samples: {len(train[0])} training, {len(calibrate[0])} calibration", flush=True)
     from faro_pi.camera.training import net
 
-    model = net.train(train, epochs=args.epochs or (1 if args.tiny else 3), width=args.width)
+    model = net.train(train, epochs=args.epochs or (1 if args.tiny else 4), width=args.width)
+    torch.save(model.state_dict(), designs.CACHE / f"model-{args.version}.pt")
     settings = _calibrate(model, calibrate)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -175,12 +176,17 @@ def _taught_threshold(model: Path, folders, args) -> float:
                     continue
                 reading = recogniser.read_crop(crop)
                 confidence.append(reading.confidence if reading.card else 0.0)
-                right.append(reading.card is card or reading.card is None)
+                right.append(reading.card is card)
     if not confidence:
         return 0.9
-    conf, ok = np.array(confidence), np.array(right)
-    threshold = max(choose_threshold(conf, ok, TAUGHT_WRONG_GOAL), 1e-6)
-    print(f"taught: threshold {threshold:.3f}, right {np.mean(ok & (conf >= threshold)):.4f}")
+    conf, got = np.array(confidence), np.array(right)
+    threshold = max(choose_threshold(conf, got | (conf == 0), TAUGHT_WRONG_GOAL), 1e-6)
+    taken = conf >= threshold
+    print(
+        f"taught: threshold {threshold:.3f}, right {np.mean(got & taken):.4f}, "
+        f"wrong {np.mean(~got & taken):.4f} (n={len(conf)})",
+        flush=True,
+    )
     return threshold
 
 
