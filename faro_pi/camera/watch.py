@@ -2,8 +2,9 @@
 
 Each frame is shrunk to a small grey thumbnail (80×60) and compared with the frame
 before it and with the last settled view: a change, then frames that no longer change,
-is a card that has come to rest. Only then is the recogniser asked, on each still frame
-in turn, until two agree (or ``VOTES`` frames have been read). Watching an unchanged box
+is a card that has come to rest. Only then is the recogniser asked: on the first two
+still frames at once, then on each next one, until two agree (or ``VOTES`` frames have
+been read). Watching an unchanged box
 costs one thumbnail a frame; recognition runs only on a change.
 
 What the vote says, and what the shoe is told:
@@ -101,6 +102,7 @@ class Watch:
         """Frames read by the recogniser: what watching has cost."""
         self._settled: np.ndarray | None = None
         self._before: np.ndarray | None = None
+        self._previous: np.ndarray | None = None
         self._run = 0
         self._readings: list = []
         self._paper: float | None = None
@@ -114,6 +116,7 @@ class Watch:
             # a view reached by changes too slow to see frame to frame is a change too
             moving = differs(small, self._settled)
         self._before = small
+        previous, self._previous = self._previous, frame
         if moving:
             self._run, self._readings = 0, []
             return None
@@ -125,14 +128,16 @@ class Watch:
             return None
         if self._run < self.still:
             return None
-        return self._vote(frame, small)
+        # the first still frame is read as well as this one: the vote is a frame sooner
+        return self._vote([previous, frame] if self._run == self.still else [frame], small)
 
-    def _vote(self, frame: np.ndarray, small: np.ndarray) -> Seen | None:
-        if self.present(frame):
-            self.reads += 1
-            self._readings.append(self.recogniser.read(frame).card)
-        else:
-            self._readings.append(ABSENT)
+    def _vote(self, frames: list[np.ndarray], small: np.ndarray) -> Seen | None:
+        for frame in frames:
+            if self.present(frame):
+                self.reads += 1
+                self._readings.append(self.recogniser.read(frame).card)
+            else:
+                self._readings.append(ABSENT)
         verdict = self._verdict()
         if verdict is _WAIT:
             return None
