@@ -325,6 +325,12 @@ def main(args: argparse.Namespace) -> int:
         summary = asyncio.run(simulate(steps, out, args.speed, screen, camera))
     balances = "  ".join(f"{name} {amount:+d}" for name, amount in summary["balances"].items())
     print(f"balances: {balances}   leaders: {', '.join(summary['leaders'])}")
+    if "camera" in summary:
+        read = summary["camera"]
+        print(
+            f"camera: {read['right']} read right, {len(read['wrong'])} wrong, "
+            f"{read['noreads']} no-reads, {read['missed']} not sent"
+        )
     print(f"wrote {', '.join(str(out / name) for name in OUTPUTS[:5])}")
     print(f"replay it: faro-pi replay {out / 'events.jsonl'}")
     return summary["status"]
