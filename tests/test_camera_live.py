@@ -178,6 +178,22 @@ def test_a_face_not_read_surely_is_a_no_read_and_the_card_follows_when_read():
     assert told(watch, frames) == ["2C", "noread", "QH"]
 
 
+def test_after_a_no_read_a_hand_over_the_box_and_away_asks_for_another_look():
+    box, marks = Box(), Marks()
+    watch = Watch(marks, present)
+    unsure = box.card(None)
+    better = box.card(None, mark=parse_card("QH").index + 1)  # the same view, read this time
+    hand = box.hand(unsure)
+    frames = deal(box, ["2C"]) + box.drawn(box.card("2C"), unsure) + box.still(unsure)
+    frames += box.drawn(unsure, hand) + box.still(hand) + box.drawn(hand, better)
+    assert told(watch, frames + box.still(better)) == ["2C", "noread", "QH"]
+    # a card read surely is not read again for a hand passing over it
+    reads = marks.reads
+    frames = box.drawn(better, box.hand(better)) + box.still(box.hand(better))
+    assert told(watch, frames + box.drawn(box.hand(better), better) + box.still(better)) == []
+    assert marks.reads == reads
+
+
 def test_reads_that_disagree_are_a_no_read_never_a_guess():
     box = Box()
     watch = Watch(Marks(), present)

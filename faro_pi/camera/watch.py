@@ -106,6 +106,11 @@ class Watch:
         self._run = 0
         self._readings: list = []
         self._paper: float | None = None
+        self._looked: np.ndarray | None = None
+        """The last view with a card in it that was voted on."""
+        self._read_last = False
+        """Whether that card was read surely: after a no-read, a hand over the box and away
+        is the dealer asking for another look."""
 
     def see(self, frame: np.ndarray) -> Seen | None:
         """One frame from the camera; what the shoe must be told once a new view settles."""
@@ -123,8 +128,8 @@ class Watch:
         if decided:
             return None
         self._run += 1
-        if self._run == 1 and self._settled is not None and not differs(small, self._settled):
-            self._run = -1  # back to the settled view: a hand passed, nothing was put down
+        if self._run == 1 and self._read_last and not differs(small, self._looked):
+            self._run = -1  # back to the card read last: a hand passed, nothing was put down
             return None
         if self._run < self.still:
             return None
@@ -142,6 +147,8 @@ class Watch:
         if verdict is _WAIT:
             return None
         self._settled, self._run, self._readings = small, -1, []
+        if verdict is not ABSENT:
+            self._looked, self._read_last = small, verdict is not None
         if verdict is ABSENT:
             self._forget_if_empty(small)
             return None
@@ -169,7 +176,7 @@ class Watch:
     def _forget_if_empty(self, small: np.ndarray) -> None:
         paper = self._paper if self._paper is not None else 120.0
         if float(np.percentile(small, 99)) < DARK * paper:
-            self.last = None
+            self.last, self._read_last = None, False
 
 
 _WAIT = object()

@@ -15,10 +15,10 @@ from dataclasses import dataclass, field
 
 from faro_pi.camera.watch import VOTES, Seen, Watch
 from faro_pi.game.cards import Card, parse_card
-from faro_pi.virtual.camera import DRAWN, VirtualCamera
+from faro_pi.virtual.camera import DRAWN, HAND, VirtualCamera
 from faro_pi.virtual.reader import VirtualReader
 
-FRAMES = len(DRAWN) + 2 + VOTES
+FRAMES = len(DRAWN) + HAND + 2 + VOTES
 """Frames shown for each card: while it is drawn, then at rest until the vote is done."""
 
 
@@ -27,8 +27,11 @@ class Tally:
     right: int = 0
     wrong: list[dict] = field(default_factory=list)
     noreads: int = 0
+    """No-reads sent: the dealer then lays the card straight once more, and it is read
+    again (``relaid``)."""
     missed: int = 0
     """Cards laid that the reader sent nothing for."""
+    relaid: int = 0
 
     def as_json(self) -> dict:
         return {
@@ -36,6 +39,7 @@ class Tally:
             "wrong": self.wrong,
             "noreads": self.noreads,
             "missed": self.missed,
+            "relaid": self.relaid,
         }
 
 
@@ -47,21 +51,29 @@ class CameraShoe:
         self.tally = Tally()
 
     async def deal(self, code: str) -> None:
-        """``code`` comes on top; whatever the reader makes of it goes to the daemon."""
+        """``code`` comes on top; whatever the reader makes of it goes to the daemon. At a
+        no-read the dealer does as the table asks once: lays the card straight again, and
+        the reader has a second look (the no-read alarm clears when the card comes)."""
         card = parse_card(code)
         self.camera.lay(card)
-        seen = await asyncio.to_thread(self._look)
-        if seen is None:
-            if self.watch.last != card:  # not the card still on top: a miss
-                self.tally.missed += 1
-            return
-        if seen.card is None:
+        for look in range(2):
+            if look:  # the dealer's hand over the box, the card laid straight again
+                self.camera.pass_hand()
+                self.camera.lay(card)
+            seen = await asyncio.to_thread(self._look)
+            if seen is None:
+                if self.watch.last != card:  # not the card still on top: a miss
+                    self.tally.missed += 1
+                return
+            if seen.card is not None:
+                self._count(card, seen.card)
+                self.reader.card(seen.card.code)
+                await self.reader.drained()
+                return
             self.tally.noreads += 1
+            self.tally.relaid += look == 0
             self.reader.no_read()
-        else:
-            self._count(card, seen.card)
-            self.reader.card(seen.card.code)
-        await self.reader.drained()
+            await self.reader.drained()
 
     async def empty(self) -> None:
         """The box is emptied for a new pack."""

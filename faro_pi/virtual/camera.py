@@ -22,6 +22,8 @@ from faro_pi.game.cards import CARD_BY_CODE, DECK, Card
 NOISE = 2.0
 """The sensor's noise on a still frame, in grey levels."""
 FIELDS = 5
+HAND = 3
+"""Frames a hand passing over the box is seen in."""
 """Fields of the sensor's noise the frames take in turn."""
 DRAWN = (0.3, 0.7)
 """The frames while a card is drawn: this much of the way from the old view to the new."""
@@ -67,8 +69,13 @@ class VirtualCamera:
         else:
             new = scene.view(self.faces[card], self.rng, self.size, nominal=True)
         new = new.astype(np.float32)
-        self._drawn = [self._view + (new - self._view) * share for share in DRAWN]
+        self._drawn += [self._view + (new - self._view) * share for share in DRAWN]
         self._view = new
+
+    def pass_hand(self) -> None:
+        """A hand over the box and away: the next frames show it, then the box again."""
+        hand = scene.hand(np.clip(self._view, 0, 255).astype(np.uint8), self.rng)
+        self._drawn += [hand.astype(np.float32)] * HAND
 
     def frame(self) -> np.ndarray:
         """The camera's next frame: the card being drawn, then the box at rest."""
