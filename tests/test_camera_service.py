@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import os
 import re
 import shutil
@@ -157,3 +158,29 @@ def test_the_doctor_finds_the_camera_reader_on_its_socket_and_says_how_to_start_
         link.close()
     assert check.ok, check.line()
     assert check.detail == f"socket://127.0.0.1:{port}: fsp1 a hello (faro-camera 1.0)"
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ('[reader]\nport = "socket://127.0.0.1:7711"\n', 'camera.source is "none"'),
+        (
+            '[reader]\nport = "/dev/x"\nprotocol = "plain"\n[camera]\nsource = "usb"\n',
+            'set reader.protocol = "fsp1"',
+        ),
+        ('[reader]\nport = "socket://127.0.0.1"\n[camera]\nsource = "usb"\n', "PORT"),
+    ],
+)
+def test_camera_run_refuses_a_config_it_cannot_work_with_as_a_config_error(
+    tmp_path, capsys, text, said
+):
+    from faro_pi import cli
+
+    (tmp_path / "config.toml").write_text(text)
+    logger = logging.getLogger("faro_pi")
+    handlers, level = list(logger.handlers), logger.level
+    try:
+        assert cli.main(["camera", "run", "--config", str(tmp_path / "config.toml")]) == 2
+    finally:  # the command's own log handler, on this test's captured stderr, goes with it
+        logger.handlers[:], logger.level = handlers, level
+    assert said in capsys.readouterr().err
