@@ -105,19 +105,21 @@ def teach(
     return Taught(weights, bias, prototypes, float(recogniser.settings["taught_threshold"]))
 
 
-def _fit(x: np.ndarray, y: np.ndarray, steps: int = 300, decay: float = 1e-4):
-    """A 52-way softmax on ``x`` by gradient descent (full batch, numpy), its step sized
-    by the features' scale so that it neither crawls nor diverges."""
-    n, d = x.shape
-    rate = 2.0 / float(np.mean(np.sum(x**2, axis=1)) + 1.0)
+def _fit(x: np.ndarray, y: np.ndarray, steps: int = 500, decay: float = 1e-3):
+    """A 52-way softmax on ``x`` by gradient descent (full batch, numpy), on standardised
+    features with the step the features' own scale allows; folded back to raw features."""
+    mean, scale = x.mean(axis=0), x.std(axis=0) + 1e-6
+    z = (x - mean) / scale
+    n, d = z.shape
+    rate = 2.0 / float(np.linalg.eigvalsh(z.T @ z / n)[-1])
     weights, bias = np.zeros((len(DECK), d)), np.zeros(len(DECK))
     target = np.eye(len(DECK))[y]
     for _ in range(steps):
-        p = softmax(x @ weights.T + bias)
-        grad = (p - target) / n
-        weights -= rate * (grad.T @ x + decay * weights)
+        grad = (softmax(z @ weights.T + bias) - target) / n
+        weights -= rate * (grad.T @ z + decay * weights)
         bias -= rate * grad.sum(axis=0)
-    return weights, bias
+    weights = weights / scale
+    return weights, bias - weights @ mean
 
 
 def save(taught: Taught, folder: Path, model: str) -> Path:

@@ -57,7 +57,9 @@ def main(argv=None) -> int:
     print(f"samples: {len(train[0])} training, {len(calibrate[0])} calibration", flush=True)
     from faro_pi.camera.training import net
 
-    model = net.train(train, epochs=args.epochs or (1 if args.tiny else 4), width=args.width)
+    model = net.train(
+        train, epochs=args.epochs or (1 if args.tiny else 2), width=args.width, init=args.init
+    )
     torch.save(model.state_dict(), designs.CACHE / f"model-{args.version}.pt")
     settings = _calibrate(model, calibrate)
     out = Path(args.out)
@@ -81,6 +83,7 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--width", type=int, default=16)
     parser.add_argument("--fonts", type=int, default=16, help="font-made designs to add")
     parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--init", help="go on training from this saved state (a .pt)")
     parser.add_argument("--version", default="v1", help="names the cached samples")
     return parser
 
@@ -163,11 +166,11 @@ def _taught_threshold(model: Path, folders, args) -> float:
     recogniser = Recogniser.load(model=model)
     rng = np.random.default_rng(7)
     confidence, right = [], []
-    views = 2 if args.tiny else 12
+    views = 2 if args.tiny else 4
     for name, folder in folders:
         faces = dataset.load_faces(name, folder).cards
         faces = {c: faces[c.code] for c in DECK if c.code in faces}
-        recogniser.taught = teach(recogniser, faces, rng, views=2 if args.tiny else 24)
+        recogniser.taught = teach(recogniser, faces, rng, views=2 if args.tiny else 12)
         recogniser.taught = _open(recogniser.taught)
         for card, face in faces.items():
             for i in range(views):

@@ -34,9 +34,7 @@ class Net(nn.Module):
         self.body = nn.Sequential(
             _block(2, w, 2),
             _block(w, 2 * w, 2),
-            _block(2 * w, 2 * w, 1),
             _block(2 * w, 4 * w, 2),
-            _block(4 * w, 4 * w, 1),
             _block(4 * w, 8 * w, 2),
             _block(8 * w, 8 * w, 1),
         )
@@ -76,8 +74,11 @@ figure no two designs draw alike, the hardest reads there are."""
 NONE_WEIGHT = 1.5
 
 
-def train(data, *, epochs: int, batch: int = 128, seed: int = 0, width: int = 16, log=print):
-    """A trained :class:`Net` on ``data`` (stored x, rank, suit), in ``epochs`` passes."""
+def train(
+    data, *, epochs: int, batch: int = 128, seed: int = 0, width: int = 16, init=None, log=print
+):
+    """A trained :class:`Net` on ``data`` (stored x, rank, suit), in ``epochs`` passes;
+    from the weights in ``init`` (a saved state) when given, at a third of the rate."""
     torch.manual_seed(seed)
     gen = torch.Generator().manual_seed(seed)
     x, rank, suit = data
@@ -85,9 +86,13 @@ def train(data, *, epochs: int, batch: int = 128, seed: int = 0, width: int = 16
     weight = np.where(court, COURT_WEIGHT, 1.0) * np.where(rank == NONE, NONE_WEIGHT, 1.0)
     weight = torch.from_numpy(weight / weight.sum())
     model = Net(width)
+    rate = 3e-3
+    if init is not None:
+        model.load_state_dict(torch.load(init))
+        rate = 1e-3
     steps = epochs * math.ceil(len(x) / batch)
-    opt = torch.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=5e-4)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=3e-3, total_steps=steps, pct_start=0.15)
+    opt = torch.optim.AdamW(model.parameters(), lr=rate, weight_decay=5e-4)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=rate, total_steps=steps, pct_start=0.15)
     rank_t, suit_t = torch.from_numpy(rank), torch.from_numpy(suit)
     start = time.time()
     for epoch in range(epochs):
