@@ -20,7 +20,7 @@ import cv2
 import numpy as np
 
 from faro_pi.camera import finder
-from faro_pi.game.cards import DECK, SUITS, Card
+from faro_pi.game.cards import DECK, Card
 
 MODEL = Path(__file__).with_name("model.onnx")
 SETTINGS = Path(__file__).with_name("model.json")
@@ -128,7 +128,7 @@ class Recogniser:
         confidence = float(look.rank[rank] * look.suit[suit])
         if confidence < self.settings["threshold"]:
             return Reading(None, confidence)
-        return Reading(Card(rank + 1, SUITS[suit]), confidence)
+        return Reading(DECK[suit * 13 + rank], confidence)
 
     def look(self, crops: list[np.ndarray]) -> list[Look]:
         """The model's view of each crop: it reads each crop both ways up, and the two
