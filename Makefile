@@ -25,6 +25,12 @@ APT_UPDATE := ( for try in $$(seq 120); do \
 		printf '%s\n' "$$out" >&2; exit 1; \
 	done; echo "apt-get update: the apt lock was held for 10 minutes" >&2; exit 1 )
 
+# The camera's card designs and how they are drawn (faro_pi/camera/training/designs.py):
+# Debian's aisleriot and KDE decks, librsvg with Debian's Python bindings, fonts for glyphs.
+CAMERA_DEBS := gnome-cards-data kdegames-card-data-kf5 python3-gi \
+	gir1.2-rsvg-2.0 python3-gi-cairo fonts-dejavu fonts-liberation fonts-freefont-ttf \
+	fonts-urw-base35
+
 # systemd-analyze (Debian's systemd package) rates the service unit in
 # tests/test_deployment.py, and Debian's mosquitto is the broker of tests/test_floor.py;
 # installed here when missing.
@@ -33,6 +39,14 @@ test-deps:
 		$(APT_UPDATE) && $(APT_GET) install -y -qq --no-install-recommends systemd; }
 	@test -x /usr/sbin/mosquitto || { \
 		$(APT_UPDATE) && $(APT_GET) install -y -qq --no-install-recommends mosquitto; }
+	@test -d /usr/share/aisleriot/cards -a -d /usr/share/carddecks \
+		-a -f /usr/share/fonts/truetype/freefont/FreeSans.ttf \
+		-a -f /usr/share/fonts/opentype/urw-base35/P052-Roman.otf \
+		-a -f /usr/share/fonts/truetype/liberation/LiberationSans-Regular.ttf \
+		-a -f /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf && /usr/bin/python3 -c \
+		'import gi, cairo; gi.require_version("Rsvg", "2.0"); from gi.repository import Rsvg' \
+		2>/dev/null || { \
+		$(APT_UPDATE) && $(APT_GET) install -y -qq --no-install-recommends $(CAMERA_DEBS); }
 
 # tests/test_old_pillow.py draws the OLED and runs the simulator on older Pillows too
 # (Bookworm's 9.4 and the dependencies' floor): wheels from PyPI, kept in the virtualenv.
@@ -55,7 +69,7 @@ golden: $(STAMP) browser
 sim: $(STAMP)
 	$(BIN)/faro-pi sim
 
-bench: $(STAMP)
+bench: $(STAMP) test-deps
 	$(BIN)/python -m tests.benchmarks.bench_rules
 	$(BIN)/python -m tests.benchmarks.bench_daemon
 	$(BIN)/python -m tests.benchmarks.bench_case_keeper
@@ -63,6 +77,8 @@ bench: $(STAMP)
 	$(BIN)/python -m tests.benchmarks.bench_console
 	$(BIN)/python -m tests.benchmarks.bench_nights
 	$(BIN)/python -m tests.benchmarks.bench_floor
+	$(BIN)/python -m tests.benchmarks.bench_camera
+	$(BIN)/python -m tests.benchmarks.bench_camera_live
 
 # On the Raspberry Pi, as root: the service, the udev rule, /opt/faro-pi and
 # /etc/faro-pi (see hardware/README.md). DESTDIR=FOLDER stages the files there

@@ -208,6 +208,19 @@ def _sim(args: argparse.Namespace) -> int:
     return main(args)
 
 
+def _camera_run(args: argparse.Namespace) -> int:
+    config = _config(args)
+    if config is None:
+        return 2
+    _logging(args.verbose or config.log.verbose)
+    try:
+        from faro_pi.camera.live import run  # numpy and OpenCV: the camera's extra
+    except ImportError as exc:
+        print(f"faro-pi camera run: needs faro-pi[camera]: {exc}", file=sys.stderr)
+        return 2
+    return run(config)
+
+
 def _doctor(args: argparse.Namespace) -> int:
     lgpio_folder()
     from faro_pi.doctor import main  # gpiozero, after $LG_WD is set
@@ -271,6 +284,12 @@ def parser() -> argparse.ArgumentParser:
         "--faults", action="store_true", help="the demo's shoe misbehaves now and then"
     )
     sim.add_argument(
+        "--camera",
+        metavar="DESIGN_DIR",
+        help="deal through a virtual camera over the box and the camera reader: a design's "
+        "52 faces, KD.png, 10H.png...",
+    )
+    sim.add_argument(
         "--profile",
         choices=tuple(PROFILES),
         default=DEFAULT_PROFILE,
@@ -299,6 +318,15 @@ def parser() -> argparse.ArgumentParser:
 
     add_console_commands(commands)
     add_floor_command(commands, _logging)
+    from faro_pi.camera.command import add_camera_command
+
+    camera = add_camera_command(commands)
+    live = camera.add_parser(
+        "run", help="the live camera reader: watch the box, send each card to the daemon"
+    )
+    live.add_argument("--config", metavar="FILE", help=CONFIG_HELP)
+    live.add_argument("--verbose", action="store_true", help="log every card read")
+    live.set_defaults(run=_camera_run)
     return top
 
 

@@ -42,10 +42,11 @@ VIRTUAL_MAY_IMPORT = (
     "faro_pi.shoe.fsp1_reader",
     "faro_pi.board",
     "faro_pi.config",
+    "faro_pi.camera.scene",
 )
 """Simulated hardware is built from what describes the hardware (the fsp1 protocol, the
-board's wiring, the config's pins), never from the code that drives it, so the simulator
-checks the drivers rather than echoing them."""
+board's wiring, the config's pins, the camera's view of the box), never from the code
+that drives it, so the simulator checks the drivers rather than echoing them."""
 
 
 LAYERS: tuple[tuple[str, ...], ...] = (
@@ -56,6 +57,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("faro_pi.floor",),
     ("faro_pi.console",),
     ("faro_pi.service", "faro_pi.virtual"),
+    ("faro_pi.camera",),
     ("faro_pi.shoe", "faro_pi.devices"),
     ("faro_pi.config",),
     ("faro_pi.board",),

@@ -13,7 +13,8 @@ import pytest
 
 from faro_pi.exc import FaroError
 from faro_pi.game.events import Session
-from faro_pi.sim.run import MARK, simulate
+from faro_pi.sim.folder import MARK
+from faro_pi.sim.run import simulate
 from tests.conftest import running_table, write_config
 
 SCENARIO = [{"type": "session", "seats": ["Ann", "Bob"], "banker": "Bob"}]

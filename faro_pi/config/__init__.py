@@ -61,7 +61,8 @@ class ReaderConfig:
     """The card reader in the shoe."""
 
     port: str = declare(REQUIRED,
-                        "Serial port of the card reader in the shoe, e.g. `/dev/faro-reader`.")
+                        "Serial port of the card reader in the shoe, e.g. `/dev/faro-reader`; "
+                        "`socket://127.0.0.1:PORT` where the camera reader listens.")
     protocol: str = declare("fsp1", "Line protocol the reader's firmware speaks.",
                             choices=("fsp1", "plain"))
     baud: int = declare(115200, "Serial speed in bits per second; must match the firmware.",
@@ -224,6 +225,23 @@ class FloorConfig:
         if self.ca_file is not None and not address[0]:
             return "ca_file", "a CA certificate is for an mqtts:// broker"
         return None
+
+
+@dataclass(frozen=True, slots=True)
+class CameraConfig:
+    """The camera reader over the dealing box (`faro-pi camera run`; it speaks fsp1 on
+    `reader.port`, see hardware/README.md)."""
+
+    source: str = declare("none", "The camera: `csi` a Camera Module (picamera2), `usb` a UVC "
+                                  "camera (OpenCV, V4L2), `none` no camera reader.",
+                          choices=("csi", "usb", "none"))
+    device: int = declare(0, "The USB camera's number N, `/dev/videoN`.", low=0)
+    width: int = declare(640, "Width of the frames, in pixels.", low=320, high=1920)
+    height: int = declare(480, "Height of the frames, in pixels.", low=240, high=1080)
+    rate: float = declare(15.0, "Frames a second the box is watched at.", low=2, high=60)
+    deck: Path | None = declare(None,  # noqa: RUF009 (a field, no default)
+                                "Folder of the deck taught with `faro-pi camera teach`; "
+                                "relative to the config file's folder; unset: none taught.")
 # fmt: on
 
 
@@ -260,6 +278,7 @@ class Config:
     rules: RulesConfig
     log: LogConfig
     floor: FloorConfig
+    camera: CameraConfig
 
     def pins(self) -> dict[str, int]:
         """Key → BCM pin of every wired GPIO, for the doctor and the wiring docs.
@@ -320,9 +339,9 @@ def parse_config(
         sections["gpio"]["pin_factory"] = _factory_from(environ[PIN_FACTORY_VARIABLE])
     base = Path(base_dir if base_dir is not None else ".").absolute()
     sections["journal"]["path"] = base / sections["journal"]["path"]
-    for key in ("password_file", "ca_file"):
-        if sections["floor"][key] is not None:
-            sections["floor"][key] = base / sections["floor"][key]
+    for name, key in (("floor", "password_file"), ("floor", "ca_file"), ("camera", "deck")):
+        if sections[name][key] is not None:
+            sections[name][key] = base / sections[name][key]
 
     config = Config(**{name: SCHEMA[name].cls(**values) for name, values in sections.items()})
     _check_together(source, config)

@@ -7,7 +7,9 @@ is free; SPI0 is on for the case keeper's SPI driver, and off when the
 bit-banged one drives SPI0's pins, and how OE is dimmed, by the kernel's PWM or
 by software (:mod:`faro_pi.doctor.buses`); the OLED
 answers on I²C, and its bus runs at 400 kHz; the reader's port opens and an
-fsp1 frame arrives; the journal's folder is writable; the clock is sane. A running
+fsp1 frame arrives; the camera reader's camera gives a frame and the card in the
+box is well lit (:mod:`faro_pi.doctor.camera`); the journal's folder is writable;
+the clock is sane. A running
 daemon holds the pins and the reader's port: found on the same journal or the
 console's port, it is left alone, and the doctor says so and checks around
 it (:mod:`faro_pi.doctor.daemon`). To check the pins and the reader too, run
@@ -42,6 +44,7 @@ from faro_pi.config import Config, load_config
 from faro_pi.devices.pins import factory_name, pin_factory
 from faro_pi.devices.pwm import PWM_ROOT, channel_for
 from faro_pi.doctor.buses import SPI_OFF, i2c_speed_check, pwm_check, spi_check
+from faro_pi.doctor.camera import camera_checks
 from faro_pi.doctor.check import SERVICE_STOPPED, Check, one_line, verdicts
 from faro_pi.doctor.daemon import pins_beside, reader_beside, running_daemon
 from faro_pi.doctor.reader import check_reader
@@ -113,6 +116,7 @@ def run_checks(
         yield _display(config)
         yield i2c_speed_check(config)
         yield reader_beside(running) if running else check_reader(config, reader_timeout)
+        yield from camera_checks(config)
         yield _journal(config, written=running is not None)
         yield _clock(clock, ntp)
         from faro_pi.doctor.broker import broker_check  # aiomqtt and paho: a floor's only

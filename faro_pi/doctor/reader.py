@@ -32,6 +32,8 @@ def check_reader(config: Config, timeout: float) -> Check:
         port = serial.serial_for_url(reader.port, baudrate=reader.baud, timeout=0.1)
     except (serial.SerialException, OSError, ValueError) as exc:
         fix = _PORT_FIXES.get(getattr(exc, "errno", None), "check reader.port")
+        if reader.port.startswith("socket://"):  # the camera reader listens there
+            fix = "start the camera reader: sudo systemctl start faro-pi-camera"
         return failed(f"{reader.port} does not open ({one_line(str(exc))})", fix)
     with port:
         if reader.protocol != "fsp1":

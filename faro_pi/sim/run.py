@@ -11,10 +11,8 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import fcntl
 import json
 import logging
-import os
 import shlex
 import shutil
 import sys
@@ -31,6 +29,7 @@ from faro_pi.service.export import export_lines
 from faro_pi.service.journal import Journal
 from faro_pi.sim import faults
 from faro_pi.sim import scenario as scenarios
+from faro_pi.sim.folder import DEFAULT_PORT, OUTPUTS, prepare, refuse_foreign
 from faro_pi.sim.screen import screen_for
 from faro_pi.table import serve
 from faro_pi.virtual.chain import watched_factory
@@ -43,51 +42,6 @@ DEAL_PACE = 0.8
 """Seconds between two cards at ``--speed 1``: a calm dealer."""
 ENTRY_PACE = 0.15
 """Seconds between two entries at ``--speed 1``."""
-
-SIM_CONFIG = """\
-# Written by faro-pi sim: the table on simulated hardware.
-[reader]
-port = "{port}"
-protocol = "fsp1"
-
-[journal]
-path = "journal.sqlite3"
-
-[gpio]
-pin_factory = "mock"
-
-[buttons]
-undo_hold = 0.5
-
-[leds]
-driver = "74hc595-spi"
-
-[display]
-driver = "ssd1306"
-
-[console]
-{console}
-"""
-NO_CONSOLE = "enabled = false"
-CONSOLE = 'enabled = true\nhost = "127.0.0.1"\nport = {port}'
-"""With ``--console``: the page on this machine only (the token is in the link printed)."""
-DEFAULT_PORT = 8077
-
-OUTPUTS = (
-    "journal.sqlite3",
-    "events.jsonl",
-    "table.jsonl",
-    "oled.gif",
-    "summary.json",
-    "config.toml",
-)
-REPLACED = (*OUTPUTS, "journal.sqlite3-wal", "journal.sqlite3-shm", "reader")
-"""What a run deletes and writes again in its folder."""
-MARK = "faro-pi-sim.txt"
-MARK_TEXT = (
-    "faro-pi sim wrote this folder: its journal is a simulated table's, replaced at each run.\n"
-)
-"""Written before anything else: only a folder that holds it has its files replaced."""
 
 
 @dataclass
@@ -104,12 +58,14 @@ class Record:
 class SimulatedTable:
     """The hardware around the daemon, and the scenario's hands on it."""
 
-    def __init__(self, out: Path, speed: float):
+    def __init__(self, out: Path, speed: float, camera=None):
         self.out = out
         self.speed = speed
         self.factory, self.chain = watched_factory()
         self.oled = VirtualOled()
         self.reader = VirtualReader(out / "reader", hello="faro-pi sim")
+        self.camera = None if camera is None else camera(self.reader)
+        """The camera reader over a virtual box, when the pack is dealt through it."""
         self.record = Record()
         self.at = 0
         """The scenario's step being played."""
@@ -133,8 +89,7 @@ class SimulatedTable:
             self.fault(*fault)
         if kind == "card" and obj.get("source", "reader") == "reader":
             await self.pause(DEAL_PACE)
-            self.reader.card(obj["card"])
-            await self.reader.drained()
+            await self.deal(obj["card"])
         elif kind == "noread":
             await self.pause(DEAL_PACE)
             self.reader.no_read()
@@ -158,7 +113,17 @@ class SimulatedTable:
             except Refused as exc:
                 self.record.refused.append({"step": number, "message": str(exc)})
 
+    async def deal(self, code: str) -> None:
+        """A card comes out of the shoe: read by the barcode reader, or the camera."""
+        if self.camera is not None:
+            await self.camera.deal(code)
+        else:
+            self.reader.card(code)
+            await self.reader.drained()
+
     async def press(self, button: str, hold: float) -> None:
+        if self.camera is not None and button == "new_pack":
+            await self.camera.empty()  # the box is emptied for the new pack
         config = self.daemon.config.buttons
         pin = self.factory.pin(getattr(config, button))
         heard = self.press_heard
@@ -210,59 +175,6 @@ class SimulatedTable:
             )
 
 
-def _prepare(out: Path, port: int | None = None) -> Path:
-    """A fresh output folder: the simulator's own files from a last run are replaced (the
-    console's token is kept, so a page opened last time logs in again).
-
-    Only its own: a folder that holds a journal or a config the simulator did
-    not write (a real table's, pointed at by mistake) is refused, and so is one
-    whose journal a running daemon or simulator holds.
-    """
-    _refuse_foreign(out)
-    out.mkdir(parents=True, exist_ok=True)
-    (out / MARK).write_text(MARK_TEXT)
-    for name in REPLACED:
-        path = out / name
-        if path.is_symlink() or path.is_file():
-            path.unlink()
-    config = out / "config.toml"
-    console = NO_CONSOLE if port is None else CONSOLE.format(port=port)
-    config.write_text(SIM_CONFIG.format(port=(out / "reader").absolute(), console=console))
-    return config
-
-
-def _refuse_foreign(out: Path) -> None:
-    found = [name for name in REPLACED if (out / name).is_symlink() or (out / name).exists()]
-    if not found:
-        return
-    if not (out / MARK).is_file():
-        raise FaroError(
-            f"{out} holds {', '.join(found)}, which faro-pi sim did not write (no {MARK}): "
-            "a run would delete them. Give --out a new folder, or one an earlier "
-            "faro-pi sim wrote (one older than the mark has none: delete it first)"
-        )
-    if _held(out / "journal.sqlite3"):
-        raise FaroError(
-            f"{out / 'journal.sqlite3'} is held by a running faro-pi (a daemon, or another "
-            "faro-pi sim): stop it first, or give --out another folder"
-        )
-
-
-def _held(journal: Path) -> bool:
-    """Whether a process holds the journal's writer lock (the daemon's ``flock``)."""
-    try:
-        fd = os.open(journal, os.O_RDONLY | os.O_CLOEXEC)
-    except OSError:
-        return False
-    try:
-        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
-    except BlockingIOError:
-        return True
-    finally:
-        os.close(fd)  # and with it the shared lock
-    return False
-
-
 def page_link(config) -> str:
     """The page's address with its token, made now if the table has none yet: opened, it
     logs the browser in."""
@@ -271,17 +183,25 @@ def page_link(config) -> str:
 
 
 async def simulate(
-    steps: list[dict], out: Path, speed: float = 1.0, screen=None, port: int | None = None
+    steps: list[dict],
+    out: Path,
+    speed: float = 1.0,
+    screen=None,
+    port: int | None = None,
+    camera=None,
 ) -> dict:
     """Plays ``steps`` on the simulated table; returns the summary it also writes.
 
     With a console ``port`` the page is served, and the table stays up after the
     scenario, for the lookout's entries, until Ctrl-C or SIGTERM stops the daemon.
+    ``camera`` makes a :class:`faro_pi.sim.camera.CameraShoe` on the virtual reader: the
+    cards are then dealt through a virtual camera and the camera reader rather than the
+    barcode reader.
     """
-    config = load_config(_prepare(out, port), environ={})
+    config = load_config(prepare(out, port), environ={})
     if port is not None and screen is not None:
         screen.link(page_link(config))
-    table = SimulatedTable(out, speed)
+    table = SimulatedTable(out, speed, camera)
     table.reader.plug()
     loop = asyncio.get_running_loop()
     ready: asyncio.Future = loop.create_future()
@@ -338,6 +258,8 @@ async def simulate(
         "i2c_bytes": table.oled.bytes_sent,
         "status": status,
     }
+    if table.camera is not None:
+        summary["camera"] = table.camera.tally.as_json()
     _write(out, table, summary)
     return summary
 
@@ -382,8 +304,12 @@ def main(args: argparse.Namespace) -> int:
         return 2
     out = Path(args.out)
     try:
-        _refuse_foreign(out)
-    except FaroError as exc:
+        refuse_foreign(out)
+        camera = _camera(args)
+    except ImportError as exc:
+        print(f"faro-pi sim: --camera needs faro-pi[camera]: {exc}", file=sys.stderr)
+        return 2
+    except (FaroError, OSError, ValueError) as exc:
         print(f"faro-pi sim: {exc}", file=sys.stderr)
         return 2
     if args.port is not None and not args.console:
@@ -391,9 +317,32 @@ def main(args: argparse.Namespace) -> int:
         return 2
     port = (args.port or DEFAULT_PORT) if args.console else None
     with screen_for(sys.stdout, steps) as screen:
-        summary = asyncio.run(simulate(steps, out, args.speed, screen, port))
+        summary = asyncio.run(simulate(steps, out, args.speed, screen, port, camera))
     balances = "  ".join(f"{name} {amount:+d}" for name, amount in summary["balances"].items())
     print(f"balances: {balances}   leaders: {', '.join(summary['leaders'])}")
+    if "camera" in summary:
+        read = summary["camera"]
+        print(
+            f"camera: {read['right']} read right, {len(read['wrong'])} wrong, "
+            f"{read['noreads']} no-reads, {read['missed']} not sent"
+        )
     print(f"wrote {', '.join(str(out / name) for name in OUTPUTS[:5])}")
     print(f"replay it: {this_command()} replay {shlex.quote(str(out / 'events.jsonl'))}")
     return summary["status"]
+
+
+def _camera(args: argparse.Namespace):
+    """What makes the camera's shoe for ``--camera DESIGN_DIR``, or None."""
+    if not getattr(args, "camera", None):
+        return None
+    # numpy and OpenCV are the camera's extra: only a camera's simulation needs them
+    import numpy as np
+
+    from faro_pi.camera.recognise import Recogniser
+    from faro_pi.camera.watch import Watch
+    from faro_pi.sim.camera import CameraShoe
+    from faro_pi.virtual.camera import VirtualCamera, load_design
+
+    camera = VirtualCamera(load_design(args.camera), np.random.default_rng(args.seed))
+    watch = Watch(Recogniser.load())
+    return lambda reader: CameraShoe(camera, watch, reader)

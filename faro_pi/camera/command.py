@@ -1,0 +1,102 @@
+"""``faro-pi camera read`` and ``faro-pi camera teach``: the reader on files.
+
+``read [--deck DIR] IMAGE...`` prints ``IMAGE CARD CONFIDENCE`` (``KD``, ``10H``) or
+``IMAGE noread CONFIDENCE`` a line; it exits 0 when every file could be read as an image.
+``teach --deck DIR IMAGE...`` takes the 52 cards of a deck, each named by its code
+(``KD.png``), and writes into DIR the taught deck that ``read --deck`` and the live reader
+use.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+
+def add_camera_command(commands) -> argparse.ArgumentParser:
+    """Adds ``camera read`` and ``camera teach`` to ``commands`` (argparse sub-parsers);
+    returns the ``camera`` parser's own sub-parsers' parent, for more commands."""
+    camera = commands.add_parser("camera", help="the camera reader: read or teach from images")
+    inner = camera.add_subparsers(dest="camera_command", required=True, metavar="COMMAND")
+    reading = inner.add_parser("read", help="read the card in each camera still")
+    reading.add_argument("--deck", metavar="DIR", help="a deck taught with camera teach")
+    reading.add_argument("images", nargs="+", metavar="IMAGE")
+    reading.set_defaults(run=lambda args: read(args.images, args.deck))
+    teaching = inner.add_parser(
+        "teach", help="learn the deck in use from one image of each card, named KD.png..."
+    )
+    teaching.add_argument("--deck", metavar="DIR", required=True, help="where to keep it")
+    teaching.add_argument("--seed", type=int, default=0, help=argparse.SUPPRESS)
+    teaching.add_argument("images", nargs="*", metavar="IMAGE")
+    teaching.add_argument(
+        "--from-box", action="store_true", help="take them from the camera: deal the new deck "
+        "through the box once, in its factory order (or --order), each card left on top a moment"
+    )  # fmt: skip
+    teaching.add_argument("--config", dest="box_config", metavar="FILE",
+                          help="with --from-box: the table's config, for its [camera]")  # fmt: skip
+    teaching.add_argument("--order", metavar="FILE",
+                          help="with --from-box: the 52 codes as they come on top")  # fmt: skip
+    teaching.set_defaults(run=_teach)
+    return inner
+
+
+def _teach(args: argparse.Namespace) -> int:
+    """``teach``: from the images given, or from the box (``--from-box``)."""
+    if args.from_box:
+        if args.box_config is None:
+            print("faro-pi camera teach: --from-box needs --config FILE", file=sys.stderr)
+            return 2
+        from faro_pi.camera.live import box_stills  # the camera itself, for this only
+
+        stills = box_stills(args.box_config, Path(args.deck), args.order)
+        if stills is None:
+            return 2
+        args.images = [str(path) for path in stills]
+    if not args.images:
+        print("faro-pi camera teach: give the 52 images (KD.png...) or --from-box", file=sys.stderr)
+        return 2
+    return teach(args.images, Path(args.deck), args.seed)
+
+
+def read(images: list[str], deck: str | None, out=None) -> int:
+    out = out or sys.stdout
+    import cv2
+
+    from faro_pi.camera.recognise import DeckError, Recogniser
+
+    try:
+        recogniser = Recogniser.load(Path(deck) if deck else None)
+    except DeckError as exc:
+        print(f"faro-pi camera read: {exc}", file=sys.stderr)
+        return 2
+    status = 0
+    for name in images:
+        image = cv2.imread(name, cv2.IMREAD_COLOR)
+        if image is None:
+            print(f"faro-pi camera read: {name}: not an image file", file=sys.stderr)
+            status = 1
+            continue
+        reading = recogniser.read(image)
+        card = reading.card.code if reading.card else "noread"
+        print(f"{name} {card} {reading.confidence:.3f}", file=out, flush=True)
+    return status
+
+
+def teach(images: list[str], deck: Path, seed: int = 0, out=None) -> int:
+    out = out or sys.stdout
+    import numpy as np
+
+    from faro_pi.camera import teach as teaching
+    from faro_pi.camera.recognise import Recogniser
+
+    try:
+        faces = teaching.faces_of([Path(p) for p in images])
+    except (teaching.TeachError, ValueError) as exc:
+        print(f"faro-pi camera teach: {exc}", file=sys.stderr)
+        return 2
+    recogniser = Recogniser.load()
+    taught = teaching.teach(recogniser, faces, np.random.default_rng(seed))
+    path = teaching.save(taught, deck, recogniser.model)
+    print(f"taught {len(faces)} cards into {path}", file=out)
+    return 0

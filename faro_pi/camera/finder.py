@@ -1,0 +1,124 @@
+"""Finding the top card in a still and cutting it out upright: the first step of a read.
+
+The face is bright on a dark box: threshold, the largest outline, its rotated rectangle,
+warped to a canonical portrait crop. Which way up it lies is left open (the model reads
+both ways up); whatever is not a lone card-shaped bright patch (an empty box, a hand, two
+cards overlapping) is no card at all, so the reader says no-read without guessing.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+CROP = (96, 128)
+"""Width and height of the canonical crop of the visible face."""
+
+WORK_HEIGHT = 240
+"""About the height the card is found and cut at: enough for the model, cheap on a Pi."""
+
+ASPECT = (0.52, 0.92)
+"""Width over height of the visible face: a 63×88 card, less up to 5 mm of rim a side."""
+
+MIN_AREA = 0.04
+"""The least share of the still the visible face covers (45 % of the height, less the rim)."""
+
+UPRIGHT_DEG = 20.0
+"""How far the long side may lean from the still's vertical: the contract's 8°, and room for
+tilt; a card lying askew is a card that fell across the top one."""
+
+SOLIDITY = 0.88
+"""The least share of its rectangle the outline fills: a hand or a second card falls short."""
+
+
+def find(image: np.ndarray) -> np.ndarray | None:
+    """The visible face cut out upright (BGR, ``CROP``), or None when no lone card shows."""
+    small, _ = working(image)
+    quad = _outline(small)
+    return None if quad is None else cut(small, quad)
+
+
+def working(image: np.ndarray) -> tuple[np.ndarray, int]:
+    """The still shrunk by a whole factor (OpenCV's fast path) to about ``WORK_HEIGHT``:
+    the card is found and cut there, so a 1080p still costs little more than a small one
+    and the model sees the face at the size it learnt it."""
+    h, w = image.shape[:2]
+    shrink = max(1, h // WORK_HEIGHT)
+    if shrink == 1:
+        return image, 1
+    return cv2.resize(image, (w // shrink, h // shrink), interpolation=cv2.INTER_AREA), shrink
+
+
+def outline(image: np.ndarray) -> np.ndarray | None:
+    """The four corners of the visible face in ``image``'s pixels, top-left first, clockwise
+    with the long side vertical; None when the bright patch is not card-shaped."""
+    small, shrink = working(image)
+    quad = _outline(small)
+    return None if quad is None else quad * shrink
+
+
+def _outline(small: np.ndarray) -> np.ndarray | None:
+    b, g, r = cv2.split(small)
+    grey = cv2.GaussianBlur(cv2.max(cv2.max(b, g), r), (5, 5), 0)
+    level, mask = cv2.threshold(grey, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+    if level < 40 or np.percentile(grey, 99) - np.percentile(grey, 1) < 60:
+        return None  # nothing bright against the box: empty, or a dark hand over it
+    mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((5, 5), np.uint8))
+    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+    contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    if not contours:
+        return None
+    biggest = max(contours, key=cv2.contourArea)
+    (cx, cy), (rw, rh), angle = cv2.minAreaRect(biggest)
+    area = cv2.contourArea(cv2.convexHull(biggest))
+    if rw * rh <= 0 or area / (rw * rh) < SOLIDITY or cv2.contourArea(biggest) / area < 0.7:
+        return None
+    if rw * rh < MIN_AREA * small.shape[0] * small.shape[1]:
+        return None
+    if not ASPECT[0] <= min(rw, rh) / max(rw, rh) <= ASPECT[1]:
+        return None
+    quad = _order(cv2.boxPoints(((cx, cy), (rw, rh), angle)))
+    down = (quad[3] + quad[2] - quad[0] - quad[1]) / 2
+    if abs(np.degrees(np.arctan2(down[0], down[1]))) > UPRIGHT_DEG:
+        return None
+    return quad
+
+
+def _order(corners: np.ndarray) -> np.ndarray:
+    """Top-left, top-right, bottom-right, bottom-left of a portrait rectangle."""
+    centre = corners.mean(axis=0)
+    sides = [np.linalg.norm(corners[i] - corners[(i + 1) % 4]) for i in range(4)]
+    start = 0 if sides[0] < sides[1] else 1  # a short side first: the top edge
+    ring = [corners[(start + i) % 4] for i in range(4)]
+    top = (ring[0] + ring[1]) / 2
+    if top[1] > centre[1]:  # that short side is the bottom one: take the other
+        ring = ring[2:] + ring[:2]
+    (ax, ay), (bx, by) = ring[1] - ring[0], ring[2] - ring[1]
+    if ax * by - ay * bx < 0:  # counter-clockwise on screen
+        ring = [ring[1], ring[0], ring[3], ring[2]]
+    return np.array(ring, np.float32)
+
+
+def cut(image: np.ndarray, quad: np.ndarray) -> np.ndarray:
+    w, h = CROP
+    target = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32)
+    warp = cv2.getPerspectiveTransform(quad.astype(np.float32), target)
+    return cv2.warpPerspective(image, warp, (w, h), flags=cv2.INTER_LINEAR)
+
+
+def features(crop: np.ndarray) -> np.ndarray:
+    """The model's input from a crop: brightness and colourfulness, float32 2×H×W.
+
+    White-balanced on the card's own paper (its bright pixels), so the light's colour and
+    strength fall away; hue is dropped, so a four-colour deck is only "coloured ink".
+    """
+    channels = []
+    for channel in cv2.split(crop):
+        paper = float(
+            np.partition(channel.ravel(), int(channel.size * 0.9))[int(channel.size * 0.9)]
+        )
+        channels.append(np.minimum(channel.astype(np.float32) / (paper + 1.0), 1.2))
+    b, g, r = channels
+    light = (b + g + r) / 3
+    chroma = cv2.max(cv2.max(b, g), r) - cv2.min(cv2.min(b, g), r)
+    return np.stack([light - 0.6, chroma * 2])

@@ -1,0 +1,162 @@
+"""``faro-pi camera run``: the live reader, and ``camera teach --from-box``.
+
+The live reader is its own process (``systemd/faro-pi-camera.service``): a camera
+(:mod:`.source`) watched frame by frame (:mod:`.watch`), the recogniser asked only when a
+new card has settled, and each card or no-read sent to the daemon over fsp1
+(:mod:`.line`), on the line the config's ``reader.port`` names. The line runs in a
+thread of its own, so the resends and heartbeats keep their time while a card is read.
+
+Teaching from the box: a new deck, dealt once through the box in a known order (its
+factory order, or laid out in the order given), gives the 52 camera stills that
+``teach`` learns the deck from, taken in the very light and pose the reader will see.
+"""
+
+from __future__ import annotations
+
+import logging
+import signal
+import threading
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import cv2
+
+from faro_pi.camera.line import Link, open_line
+from faro_pi.camera.recognise import DeckError, Reading, Recogniser
+from faro_pi.camera.source import CameraError, FrameSource, open_source
+from faro_pi.camera.watch import Watch
+from faro_pi.config import Config, load_config
+from faro_pi.exc import ConfigError
+from faro_pi.game.cards import CARD_BY_CODE, DECK, Card
+
+log = logging.getLogger("faro_pi.camera")
+
+HELLO = "faro-camera 1.0"
+
+
+def watch_frames(
+    source: FrameSource, watch: Watch, link, running: Callable[[], bool] = lambda: True
+) -> None:
+    """The camera's loop: every frame to the watcher, what it decides to the link."""
+    while running():
+        seen = watch.see(source.frame())
+        if seen is None:
+            continue
+        if seen.card is None:
+            seq = link.no_read()
+            log.warning("camera: frame %d: a card could not be read surely: no-read", seq)
+        else:
+            seq = link.card(seen.card.code)
+            log.info("camera: frame %d: %s", seq, seen.card.code)
+
+
+def run(config: Config) -> int:
+    """The live reader until SIGTERM or SIGINT; 2 for a config it cannot work with."""
+    if config.camera.source == "none":
+        log.error('camera.source is "none": set it to "csi" or "usb" to run the camera reader')
+        return 2
+    if config.reader.protocol != "fsp1":
+        log.error('the camera reader speaks fsp1: set reader.protocol = "fsp1"')
+        return 2
+    try:
+        recogniser = Recogniser.load(config.camera.deck)
+        line = open_line(config.reader.port, config.reader.baud, time.monotonic)
+    except (DeckError, OSError, ValueError) as exc:
+        log.error("%s", exc)
+        return 2
+    stop = threading.Event()
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(signum, lambda *_: stop.set())
+    link = Link(line, HELLO, time.monotonic)
+    serving = threading.Thread(target=link.serve, args=(stop,), name="fsp1", daemon=True)
+    serving.start()
+    status = 0
+    try:
+        source = open_source(config.camera)
+        log.info("camera: watching, speaking fsp1 on %s", config.reader.port)
+        try:
+            watch_frames(source, Watch(recogniser), link, lambda: not stop.is_set())
+        finally:
+            source.close()
+    except CameraError as exc:
+        log.error("camera: %s", exc)
+        status = 1
+    finally:
+        stop.set()
+        serving.join(5)
+        link.close()
+    return status
+
+
+class BoxTeacher:
+    """A stand-in for the recogniser while a deck is taught from the box: each settled
+    view is the next card of ``order``, and its still is kept."""
+
+    def __init__(self, order: Sequence[Card]):
+        self.order = list(order)
+        self.stills: dict[Card, object] = {}
+        self._latest = None
+
+    @property
+    def expected(self) -> Card | None:
+        return self.order[len(self.stills)] if len(self.stills) < len(self.order) else None
+
+    def read(self, image) -> Reading:
+        self._latest = image
+        return Reading(self.expected, 1.0)
+
+    def keep(self, card: Card) -> None:
+        self.stills[card] = self._latest
+
+
+def box_order(path: str | None) -> list[Card]:
+    """The order the cards will come on top: the file's codes (spaces or lines), else
+    the project's deck order (A to K of spades, hearts, diamonds, clubs)."""
+    if path is None:
+        return list(DECK)
+    codes = Path(path).read_text().split()
+    order = [CARD_BY_CODE.get(code.upper()) for code in codes]
+    if None in order or len(set(order)) != 52:
+        raise ValueError(f"{path}: the order is each of the 52 codes once (KD, 10H, ...)")
+    return order
+
+
+def stills_from_box(source: FrameSource, order: Sequence[Card], folder: Path, say=print):
+    """Takes one settled still of each card as it comes on top; writes ``CODE.png`` files
+    into ``folder`` and returns their paths, for ``teach``."""
+    teacher = BoxTeacher(order)
+    watch = Watch(teacher)
+    folder.mkdir(parents=True, exist_ok=True)
+    paths = []
+    say(f"deal the deck through the box in order: first {teacher.expected.code}")
+    while teacher.expected is not None:
+        seen = watch.see(source.frame())
+        if seen is None or seen.card is None:
+            continue
+        teacher.keep(seen.card)
+        path = folder / f"{seen.card.code}.png"
+        cv2.imwrite(str(path), teacher.stills[seen.card])
+        paths.append(path)
+        following = teacher.expected.code if teacher.expected else "none: done"
+        say(f"{len(paths):2d}/52 {seen.card.code} taken; next {following}")
+    return paths
+
+
+def box_stills(config_path: str, deck: Path, order: str | None, say=print) -> list[Path] | None:
+    """``teach --from-box``: the config's camera takes a still of each card of a deck dealt
+    through the box, into ``deck``/views; None (after saying why) when it cannot."""
+    try:
+        config = load_config(config_path)
+        cards = box_order(order)
+        source = open_source(config.camera)
+    except (ConfigError, CameraError, OSError, ValueError) as exc:
+        say(f"faro-pi camera teach: {exc}")
+        return None
+    try:
+        return stills_from_box(source, cards, deck / "views", say)
+    except CameraError as exc:
+        say(f"faro-pi camera teach: {exc}")
+        return None
+    finally:
+        source.close()

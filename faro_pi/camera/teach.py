@@ -1,0 +1,136 @@
+"""Teaching the reader the deck in use: 52 images in, a taught deck folder out.
+
+Each image is one card of the deck, named by its code (``KD.png``, ``10H.png``): either a
+face file (the whole upright face, transparent or not outside its corners) or a still from
+the camera of that card in the box in nominal light. From each face the camera's model
+(:mod:`faro_pi.camera.scene`) makes views across the whole contract; the model's look at
+each view trains a small softmax over the 52 cards (numpy, a few seconds) and gives each
+card's prototype. A taught read must win that softmax, match the nearest prototype, and
+clear the taught threshold the training script chose on designs it never saw.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from faro_pi.camera import finder, scene
+from faro_pi.camera.recognise import DECK_FILE, Recogniser, Taught, softmax, taught_features
+from faro_pi.game.cards import CARD_BY_CODE, DECK, Card
+
+VIEWS = 24
+"""Views made of each taught card: about half a minute of CPU for a deck here."""
+SIZES = ((320, 240), (640, 480), (480, 640), (400, 300))
+"""The model sees a 96×128 cut whatever the still's size: small stills teach as well."""
+
+
+class TeachError(ValueError):
+    """Images that do not make a deck: a name that is not a card, a card missing or twice."""
+
+
+def faces_of(paths: list[Path]) -> dict[Card, np.ndarray]:
+    """The 52 faces (RGBA) named by the images' stems; refuses anything but one of each."""
+    faces: dict[Card, np.ndarray] = {}
+    for path in paths:
+        card = CARD_BY_CODE.get(Path(path).stem.upper())
+        if card is None:
+            raise TeachError(f"{path}: the file's name must be its card's code, e.g. KD.png")
+        if card in faces:
+            raise TeachError(f"{path}: {card.code} is given twice")
+        faces[card] = face_in(scene.read_face(path), path)
+    missing = [card.code for card in DECK if card not in faces]
+    if missing:
+        raise TeachError(f"a deck is all 52 cards: missing {' '.join(missing)}")
+    return faces
+
+
+def face_in(image: np.ndarray, path) -> np.ndarray:
+    """The face in a teaching image: the image itself when it is a face file, else the
+    card found in the still, cut out upright (which way up is the model's affair)."""
+    rgb = image[..., :3]
+    border = np.concatenate([rgb[:4].reshape(-1, 3), rgb[-4:].reshape(-1, 3)])
+    if image[..., 3].min() < 255 or border.mean() > 110:
+        return image
+    bgr = np.ascontiguousarray(rgb[..., ::-1])
+    quad = finder.outline(bgr)
+    if quad is None:
+        raise TeachError(f"{path}: no card found in the still: the box's view, well lit")
+    h = int(np.linalg.norm(quad[3] - quad[0]))
+    w = int(np.linalg.norm(quad[1] - quad[0]))
+    target = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32)
+    face = cv2.warpPerspective(bgr, cv2.getPerspectiveTransform(quad, target), (w, h))
+    return np.dstack([face[..., ::-1], np.full((h, w), 255, np.uint8)])
+
+
+def faces_from_stills(stills: dict[Card, np.ndarray]) -> dict[Card, np.ndarray]:
+    """The faces in camera stills (BGR, as the camera gives them) of each of the 52 cards:
+    how the live reader teaches from the box, the new deck dealt once in factory order."""
+    missing = [card.code for card in DECK if card not in stills]
+    if missing:
+        raise TeachError(f"a deck is all 52 cards: missing {' '.join(missing)}")
+    faces = {}
+    for card, still in stills.items():
+        rgba = np.dstack([still[..., ::-1], np.full(still.shape[:2], 255, np.uint8)])
+        faces[card] = face_in(rgba, card.code)
+    return faces
+
+
+def teach(
+    recogniser: Recogniser,
+    faces: dict[Card, np.ndarray],
+    rng: np.random.Generator,
+    views: int = VIEWS,
+) -> Taught:
+    """The taught deck for ``faces``, from ``views`` views of each."""
+    feats, labels, embeds = [], [], []
+    for card, face in faces.items():
+        crops = []
+        for i in range(views * 2):
+            still = scene.view(face, rng, SIZES[i % len(SIZES)], nominal=i == 0)
+            crop = finder.find(still)
+            if crop is not None:
+                crops.append(crop)
+            if len(crops) == views:
+                break
+        for look in recogniser.look(crops):
+            feats.append(taught_features(look))
+            embeds.append(look.embed)
+            labels.append(card.index)
+    x, y, e = np.array(feats), np.array(labels), np.array(embeds)
+    weights, bias = _fit(x, y)
+    prototypes = np.stack([e[y == i].mean(axis=0) for i in range(len(DECK))])
+    prototypes /= np.linalg.norm(prototypes, axis=1, keepdims=True) + 1e-9
+    return Taught(weights, bias, prototypes, float(recogniser.settings["taught_threshold"]))
+
+
+def _fit(x: np.ndarray, y: np.ndarray, steps: int = 500, decay: float = 1e-3):
+    """A 52-way softmax on ``x`` by gradient descent (full batch, numpy), on standardised
+    features with the step the features' own scale allows; folded back to raw features."""
+    mean, scale = x.mean(axis=0), x.std(axis=0) + 1e-6
+    z = (x - mean) / scale
+    n, d = z.shape
+    rate = 2.0 / float(np.linalg.eigvalsh(z.T @ z / n)[-1])
+    weights, bias = np.zeros((len(DECK), d)), np.zeros(len(DECK))
+    target = np.eye(len(DECK))[y]
+    for _ in range(steps):
+        grad = (softmax(z @ weights.T + bias) - target) / n
+        weights -= rate * (grad.T @ z + decay * weights)
+        bias -= rate * grad.sum(axis=0)
+    weights = weights / scale
+    return weights, bias - weights @ mean
+
+
+def save(taught: Taught, folder: Path, model: str) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / DECK_FILE
+    np.savez(
+        path,
+        weights=taught.weights,
+        bias=taught.bias,
+        prototypes=taught.prototypes,
+        threshold=taught.threshold,
+        model=model,
+    )
+    return path

@@ -1,0 +1,182 @@
+"""Watching the box: noticing a new top card, reading it on a few frames, and voting.
+
+Each frame is shrunk to a small grey thumbnail (80×60) and compared with the frame
+before it and with the last settled view: a change, then frames that no longer change,
+is a card that has come to rest. Only then is the recogniser asked: on the first two
+still frames at once, then on each next one, until two agree (or ``VOTES`` frames have
+been read). Watching an unchanged box
+costs one thumbnail a frame; recognition runs only on a change.
+
+What the vote says, and what the shoe is told:
+- a card, read alike twice and never read as another: sent, unless it is the card sent
+  last (the same card still on top after a hand passed over it);
+- a card-shaped face that could not be read surely: a no-read (the table's ``noread``
+  alarm: the lookout re-feeds or enters the card), never a guess;
+- nothing card-shaped (an empty box, a hand held still, two cards askew): nothing. An
+  empty box (dark where the last card was bright) forgets the card sent last, so that the
+  next pack's soda is sent even if it is the card the last pack ended on.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Protocol
+
+import cv2
+import numpy as np
+
+from faro_pi.camera import finder
+from faro_pi.game.cards import Card
+
+SMALL = (80, 60)
+"""Width and height of the thumbnail frames are compared at."""
+MOVED = 18
+"""Grey levels by which a thumbnail's pixel must differ to count as changed."""
+CHANGED = 0.004
+"""Share of a thumbnail's pixels that must change for the view to have changed (about 19
+of 4800): a hand, a card drawn, a card nudged; never sensor noise (σ 6 at full size is
+under 1 level in the thumbnail)."""
+STILL = 1
+"""Frames alike after a change before the first of them is read."""
+VOTES = 3
+"""The most still frames read for one card; two alike decide it sooner."""
+DARK = 0.5
+"""An empty box: its brightest part under this share of the last card's paper."""
+
+
+class Reads(Protocol):
+    """What the watcher asks of the recogniser (:class:`faro_pi.camera.recognise.Recogniser`)."""
+
+    def read(self, image: np.ndarray): ...
+
+
+@dataclass(frozen=True)
+class Seen:
+    """What the shoe is told: ``card``, or None for a no-read."""
+
+    card: Card | None
+
+
+ABSENT = object()
+"""A vote's reading of a frame with no card-shaped face in it."""
+
+
+def thumbnail(frame: np.ndarray) -> np.ndarray:
+    """The small grey view of a BGR (or grey) frame that changes are looked for in."""
+    small = cv2.resize(frame, SMALL, interpolation=cv2.INTER_AREA)
+    return cv2.cvtColor(small, cv2.COLOR_BGR2GRAY) if small.ndim == 3 else small
+
+
+def differs(a: np.ndarray, b: np.ndarray) -> bool:
+    """Whether two thumbnails show a different view (see ``MOVED`` and ``CHANGED``)."""
+    _, moved = cv2.threshold(cv2.absdiff(a, b), MOVED, 255, cv2.THRESH_BINARY)
+    return cv2.countNonZero(moved) > CHANGED * a.size
+
+
+def card_shaped(frame: np.ndarray) -> bool:
+    """Whether a lone card-shaped face shows: the recogniser's own finder is asked."""
+    return finder.outline(frame) is not None
+
+
+class Watch:
+    """Frames in, what to tell the shoe out; one per camera, fed every frame in order.
+
+    ``recogniser`` reads a still; ``present`` says whether a card-shaped face shows at
+    all (the recogniser's finder by default): a face it cannot read is a no-read, while
+    a view without one is no card at all.
+    """
+
+    def __init__(
+        self,
+        recogniser: Reads,
+        present: Callable[[np.ndarray], bool] = card_shaped,
+        still: int = STILL,
+        votes: int = VOTES,
+    ):
+        self.recogniser, self.present = recogniser, present
+        self.still, self.votes = still, votes
+        self.last: Card | None = None
+        """The card sent last, not to be sent again while it lies on top."""
+        self.reads = 0
+        """Frames read by the recogniser: what watching has cost."""
+        self._settled: np.ndarray | None = None
+        self._before: np.ndarray | None = None
+        self._previous: np.ndarray | None = None
+        self._run = 0
+        self._readings: list = []
+        self._paper: float | None = None
+        self._looked: np.ndarray | None = None
+        """The last view with a card in it that was voted on."""
+        self._read_last = False
+        """Whether that card was read surely: after a no-read, a hand over the box and away
+        is the dealer asking for another look."""
+
+    def see(self, frame: np.ndarray) -> Seen | None:
+        """One frame from the camera; what the shoe must be told once a new view settles."""
+        small = thumbnail(frame)
+        decided = self._run < 0
+        moving = self._before is None or differs(small, self._before)
+        if decided and not moving:
+            # a view reached by changes too slow to see frame to frame is a change too
+            moving = differs(small, self._settled)
+        self._before = small
+        previous, self._previous = self._previous, frame
+        if moving:
+            self._run, self._readings = 0, []
+            return None
+        if decided:
+            return None
+        self._run += 1
+        if self._run == 1 and self._read_last and not differs(small, self._looked):
+            self._run = -1  # back to the card read last: a hand passed, nothing was put down
+            return None
+        if self._run < self.still:
+            return None
+        # the first still frame is read as well as this one: the vote is a frame sooner
+        return self._vote([previous, frame] if self._run == self.still else [frame], small)
+
+    def _vote(self, frames: list[np.ndarray], small: np.ndarray) -> Seen | None:
+        for frame in frames:
+            if self.present(frame):
+                self.reads += 1
+                self._readings.append(self.recogniser.read(frame).card)
+            else:
+                self._readings.append(ABSENT)
+        verdict = self._verdict()
+        if verdict is _WAIT:
+            return None
+        self._settled, self._run, self._readings = small, -1, []
+        if verdict is not ABSENT:
+            self._looked, self._read_last = small, verdict is not None
+        if verdict is ABSENT:
+            self._forget_if_empty(small)
+            return None
+        if verdict is None:
+            return Seen(None)
+        self._paper = float(np.percentile(small, 99))
+        if verdict == self.last:
+            return None
+        self.last = verdict
+        return Seen(verdict)
+
+    def _verdict(self):
+        """The vote so far: a card, None (unsure), ABSENT, or _WAIT for another frame."""
+        readings = self._readings
+        cards = [r for r in readings if r is not ABSENT and r is not None]
+        absent = sum(r is ABSENT for r in readings)
+        if cards and len(set(cards)) == 1 and len(cards) >= 2:
+            return cards[0]
+        if absent >= 2 or (absent and len(readings) >= self.votes and not cards):
+            return ABSENT
+        if len(readings) >= self.votes:
+            return None
+        return _WAIT
+
+    def _forget_if_empty(self, small: np.ndarray) -> None:
+        paper = self._paper if self._paper is not None else 120.0
+        if float(np.percentile(small, 99)) < DARK * paper:
+            self.last, self._read_last = None, False
+
+
+_WAIT = object()

@@ -1,0 +1,89 @@
+"""The doctor's look at the camera reader: a frame can be had, and the box is well lit.
+
+Two findings. ``camera``: the configured camera opens and gives a frame. ``light``: a
+card lies in the box and is found, and its paper is neither dark nor washed out, with
+enough contrast for its indices; a glare spot or a shadow shows as too bright or too
+dark a part of the paper. Lay a card face up in the box before running it. The camera
+is opened only for the one frame; the camera reader's service holds it while it runs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from faro_pi.config import Config
+from faro_pi.doctor.check import Check, verdicts
+
+PAPER = (110, 250)
+"""The card's paper, grey levels: under it the light is too dim, over it washed out
+(the sensor clips: the palest ink is lost)."""
+CONTRAST = 90
+"""The least spread of grey levels on the card (ink against paper) for its indices."""
+EVEN = 0.65
+"""The dimmest quarter of the paper against the brightest: under it, light or glare is
+uneven across the card."""
+BUSY = "if the camera reader runs, stop it first: sudo systemctl stop faro-pi-camera"
+
+
+def camera_checks(config: Config) -> Iterator[Check]:
+    passed, failed, skipped = verdicts("camera")
+    if config.camera.source == "none":
+        yield skipped('camera.source is "none": no camera reader')
+        return
+    try:
+        # the camera's extra (numpy, OpenCV): only a table with a camera has it
+        from faro_pi.camera.source import CameraError, open_source
+    except ImportError as exc:
+        fix = "apt install python3-opencv python3-numpy (or pip install 'faro-pi[camera]')"
+        yield failed(f"the camera reader's libraries are missing ({exc})", fix)
+        return
+    try:
+        source = open_source(config.camera)
+        try:
+            frame = source.frame()
+        finally:
+            source.close()
+    except CameraError as exc:
+        yield failed(str(exc), BUSY)
+        return
+    height, width = frame.shape[:2]
+    yield passed(f"{config.camera.source} camera gives {width}×{height} frames")
+    yield light_check(frame)
+
+
+def light_check(frame) -> Check:
+    """The card in ``frame`` (BGR) is found, and its light is in range."""
+    import cv2
+    import numpy as np
+
+    from faro_pi.camera import finder
+
+    passed, failed, _ = verdicts("light")
+    quad = finder.outline(frame)
+    if quad is None:
+        level = float(np.percentile(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY), 99))
+        return failed(
+            f"no card found in the box (its brightest part is {level:.0f}/255)",
+            "lay a card face up in the box; light it from above with a diffuse lamp, "
+            "and aim the camera so that the whole card shows",
+        )
+    grey = cv2.cvtColor(finder.cut(frame, quad), cv2.COLOR_BGR2GRAY)
+    paper = float(np.percentile(grey, 90))
+    contrast = paper - float(np.percentile(grey, 2))
+    quarters = [q for half in np.array_split(grey, 2) for q in np.array_split(half, 2, axis=1)]
+    levels = [float(np.percentile(q, 90)) for q in quarters]
+    evenness = min(levels) / max(max(levels), 1.0)
+    said = f"paper {paper:.0f}/255, contrast {contrast:.0f}, evenness {evenness:.2f}"
+    if paper < PAPER[0]:
+        return failed(f"the card is too dark ({said})", "more light over the box, or a "
+                      "longer exposure (a brighter lamp; camera.rate lower)")  # fmt: skip
+    if paper > PAPER[1]:
+        return failed(f"the card is washed out ({said})",
+                      "less light, or diffuse it more (a sheet of opal acrylic)")  # fmt: skip
+    if contrast < CONTRAST:
+        return failed(f"the card's ink hardly shows ({said})",
+                      "focus the camera on the card; clean the lens")  # fmt: skip
+    if evenness < EVEN:
+        return failed(f"the light is uneven across the card ({said})",
+                      "move the lamp so that no glare or shadow falls on the card")  # fmt: skip
+    return passed(f"card found, {said}")

@@ -1,0 +1,85 @@
+"""The camera reader on designs it never saw: right, wrong and no-read, and CPU a still.
+
+Leave-designs-out: the test designs (faro_pi/camera/training/designs.py, TEST_GROUPS) were
+held out of training and of calibration alike. Each card of each is viewed at random
+across the whole view contract (scene.view: tilt, roll either way up, size 45-90 % of the
+height, 320×240 to 1920×1080 portrait or landscape, the rim, light, colour, glare, noise,
+JPEG, defocus) and read twice: untaught (the shipped model alone), and taught (after
+``teach`` on that design's 52 faces). The CPU a still is the process's CPU time in
+``Recogniser.read`` (finding the card, the model both ways up), median and p99.
+
+Goals: untaught ≥ 98 % right and ≤ 0.2 % wrong; taught ≥ 99.5 % right and ≤ 0.05 % wrong;
+≤ 25 ms CPU a still.
+
+Run: ``.venv/bin/python -m tests.benchmarks.bench_camera [VIEWS_A_CARD]``
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+
+import numpy as np
+
+from faro_pi.camera import scene
+from faro_pi.camera.recognise import Recogniser
+from faro_pi.camera.teach import teach
+from faro_pi.camera.training import designs
+from faro_pi.camera.training.dataset import load_faces
+from faro_pi.game.cards import CARD_BY_CODE
+from tests.benchmarks.figures import report
+
+SIZES = (
+    (320, 240), (240, 320), (640, 480), (480, 640), (800, 600), (1280, 720), (720, 1280),
+    (1024, 768), (1920, 1080), (1080, 1920),
+)  # fmt: skip
+
+
+def tally(recogniser: Recogniser, faces: dict, rng, views: int, cpu: list[float]) -> dict:
+    counts = {"right": 0, "wrong": 0, "noread": 0}
+    for code, face in faces.items():
+        card = CARD_BY_CODE[code]
+        for _ in range(views):
+            still = scene.view(face, rng, SIZES[rng.integers(len(SIZES))])
+            start = time.process_time()
+            reading = recogniser.read(still)
+            cpu.append(time.process_time() - start)
+            if reading.card is None:
+                counts["noread"] += 1
+            else:
+                counts["right" if reading.card is card else "wrong"] += 1
+    return counts
+
+
+def line(name: str, counts: dict) -> str:
+    n = sum(counts.values())
+    return (
+        f"{name:<22} right {counts['right'] / n:7.2%}   wrong {counts['wrong'] / n:6.2%}"
+        f"   noread {counts['noread'] / n:6.2%}   (n={n})"
+    )
+
+
+def main(views: int = 4) -> None:
+    base = Recogniser.load()
+    rng = np.random.default_rng(2026)
+    total = {mode: {"right": 0, "wrong": 0, "noread": 0} for mode in ("unseen", "taught")}
+    cpu: list[float] = []
+    print(f"camera reader: {views} views a card of each held-out design")
+    for design in designs.split()["test"]:
+        faces = load_faces(design.name, designs.render(design, 400)).cards
+        base.taught = None
+        unseen = tally(base, faces, rng, views, cpu)
+        base.taught = teach(base, {CARD_BY_CODE[c]: f for c, f in faces.items()}, rng)
+        taught = tally(base, faces, rng, views, cpu)
+        print(line(f"{design.name} unseen", unseen))
+        print(line(f"{design.name} taught", taught))
+        for mode, counts in (("unseen", unseen), ("taught", taught)):
+            for key in counts:
+                total[mode][key] += counts[key]
+    print(line("all unseen", total["unseen"]) + "   goal ≥ 98 % right, ≤ 0.2 % wrong")
+    print(line("all taught", total["taught"]) + "   goal ≥ 99.5 % right, ≤ 0.05 % wrong")
+    report("CPU a still (goal ≤ 25 ms)", cpu, "ms", 1e3)
+
+
+if __name__ == "__main__":
+    main(int(sys.argv[1]) if len(sys.argv) > 1 else 4)

@@ -1,0 +1,187 @@
+"""The camera reader on stills of a design it never saw, and its commands on files.
+
+The design is KDE's ``standard`` deck, held out of training and calibration alike
+(faro_pi/camera/training/designs.py TEST_GROUPS), rendered from Debian's package the way
+training renders its own; the stills come from the camera's model, scene.view.
+"""
+
+from __future__ import annotations
+
+import re
+
+import cv2
+import numpy as np
+import pytest
+
+from faro_pi.camera import scene
+from faro_pi.camera.recognise import DECK_FILE, DeckError, Reading, Recogniser
+from faro_pi.camera.training import designs
+from faro_pi.camera.training.dataset import load_faces, pattern_back
+from faro_pi.cli import main
+from faro_pi.game.cards import CARD_BY_CODE, DECK
+
+HELD_OUT = "standard"
+WITH_JOKERS = "bellot"
+"""Another held-out design: the standard deck's sheet draws no joker."""
+
+
+def held_out(name: str):
+    design = next(d for d in designs.split()["test"] if d.name == name)
+    return load_faces(design.name, designs.render(design, 400))
+
+
+@pytest.fixture(scope="module")
+def faces():
+    return held_out(HELD_OUT)
+
+
+@pytest.fixture(scope="module")
+def recogniser():
+    return Recogniser.load()
+
+
+def test_a_design_never_seen_is_never_read_as_another_card(faces, recogniser):
+    """Untaught, the model reads what it is sure of and says no-read to the rest (courts
+    most of all, see bench_camera); it never names another card."""
+    rng = np.random.default_rng(21)
+    readings = {
+        code: recogniser.read(scene.view(face, rng, (640, 480)))
+        for code, face in faces.cards.items()
+    }
+    wrong = {code: r.card.code for code, r in readings.items() if r.card and r.card.code != code}
+    right = sum(1 for code, r in readings.items() if r.card and r.card.code == code)
+    assert not wrong, f"read as another card: {wrong}"
+    assert right >= 12, f"only {right} of 52 read"
+    assert all(r.card is CARD_BY_CODE[r.card.code] for r in readings.values() if r.card), (
+        "a reading names one of the deck's 52 shared cards"
+    )
+
+
+def test_either_way_up_and_any_size_of_the_contract(faces, recogniser):
+    rng = np.random.default_rng(5)
+    face = faces.cards["QH"]
+    for size in ((320, 240), (480, 640), (1920, 1080)):
+        for upside_down in (False, True):
+            still = scene.view(face, rng, size, upside_down=upside_down)
+            assert still.shape == (size[1], size[0], 3)
+            reading = recogniser.read(still)
+            assert reading.card in (CARD_BY_CODE["QH"], None), reading
+
+
+def test_an_empty_box_is_a_noread(recogniser):
+    rng = np.random.default_rng(1)
+    for size in ((640, 480), (320, 240)):
+        assert recogniser.read(scene.empty(rng, size)) == Reading(None, 0.0)
+
+
+def test_a_hand_over_the_card_is_a_noread(faces, recogniser):
+    rng = np.random.default_rng(2)
+    for code in ("KS", "7D", "AC"):
+        still = scene.hand(scene.view(faces.cards[code], rng), rng, cover=0.5)
+        assert recogniser.read(still).card is None, code
+
+
+def test_two_cards_overlapping_are_a_noread(faces, recogniser):
+    rng = np.random.default_rng(3)
+    for a, b in (("KS", "QD"), ("2H", "9C"), ("JD", "5S")):
+        still = scene.overlapping(faces.cards[a], faces.cards[b], rng)
+        assert recogniser.read(still).card is None, (a, b)
+
+
+def test_a_back_and_a_joker_are_noreads(faces, recogniser):
+    rng = np.random.default_rng(4)
+    jokers = held_out(WITH_JOKERS).others
+    others = [*faces.others, *jokers, pattern_back(rng), pattern_back(rng)]
+    assert faces.others and len(jokers) == 3, "a back, and bellot's back and two jokers"
+    for face in others:
+        for _ in range(2):
+            assert recogniser.read(scene.view(face, rng)).card is None
+
+
+def _stills(folder, faces, codes, rng, suffix=".png"):
+    paths = []
+    for code in codes:
+        path = folder / f"{code}{suffix}"
+        cv2.imwrite(str(path), scene.view(faces.cards[code], rng, (640, 480), nominal=True))
+        paths.append(str(path))
+    return paths
+
+
+def test_read_prints_a_line_an_image_in_the_card_codes(tmp_path, faces, capsys):
+    rng = np.random.default_rng(6)
+    paths = _stills(tmp_path, faces, ["KD", "10H"], rng)
+    paths += _stills(tmp_path, faces, ["3S"], rng, ".jpg")
+    empty = tmp_path / "empty.png"
+    cv2.imwrite(str(empty), scene.empty(rng))
+    assert main(["camera", "read", *paths, str(empty)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert [line.split()[0] for line in lines] == [*paths, str(empty)]
+    said = [line.split()[1] for line in lines]
+    codes = ["KD", "10H", "3S"]
+    assert [s for s, c in zip(said[:3], codes, strict=True) if s not in (c, "noread")] == []
+    assert said[3] == "noread"
+    assert all(re.fullmatch(r"\S+ (KD|10H|3S|noread) [01]\.\d{3}", line) for line in lines)
+
+
+def test_read_exits_1_for_a_file_that_is_no_image_and_reads_the_rest(tmp_path, faces, capsys):
+    rng = np.random.default_rng(7)
+    bad = tmp_path / "notes.png"
+    bad.write_text("not a picture")
+    paths = _stills(tmp_path, faces, ["AS"], rng)
+    assert main(["camera", "read", str(bad), *paths]) == 1
+    captured = capsys.readouterr()
+    assert captured.out.split()[0] == paths[0]
+    assert captured.out.split()[1] in ("AS", "noread")
+    assert "notes.png: not an image file" in captured.err
+
+
+def test_teach_then_read_with_the_taught_deck(tmp_path, faces, capsys):
+    design = tmp_path / "design"
+    design.mkdir()
+    for code, face in faces.cards.items():
+        cv2.imwrite(str(design / f"{code}.png"), face[..., [2, 1, 0, 3]])
+    deck = tmp_path / "deck"
+    images = sorted(str(p) for p in design.glob("*.png"))
+    assert main(["camera", "teach", "--deck", str(deck), *images]) == 0
+    assert (deck / DECK_FILE).exists()
+    rng = np.random.default_rng(8)
+    stills = tmp_path / "stills"
+    stills.mkdir()
+    codes = ["KD", "10H", "7C", "QS", "AH", "4D"]
+    paths = []
+    for code in codes:
+        path = stills / f"{code}.jpg"
+        cv2.imwrite(str(path), scene.view(faces.cards[code], rng, (800, 600)))
+        paths.append(str(path))
+    capsys.readouterr()
+    assert main(["camera", "read", "--deck", str(deck), *paths]) == 0
+    read = [line.split()[1] for line in capsys.readouterr().out.splitlines()]
+    assert [r for r, code in zip(read, codes, strict=True) if r not in (code, "noread")] == []
+    assert read.count("noread") <= 1
+
+
+def test_teach_wants_one_of_each_of_the_52_cards(tmp_path, faces, capsys):
+    paths = []
+    for card in DECK[:51]:
+        path = tmp_path / f"{card.code}.png"
+        cv2.imwrite(str(path), faces.cards[card.code][..., [2, 1, 0]])
+        paths.append(str(path))
+    assert main(["camera", "teach", "--deck", str(tmp_path / "deck"), *paths]) == 2
+    assert "missing KC" in capsys.readouterr().err
+    odd = tmp_path / "joker.png"
+    cv2.imwrite(str(odd), faces.cards["KD"][..., [2, 1, 0]])
+    assert main(["camera", "teach", "--deck", str(tmp_path / "deck"), *paths, str(odd)]) == 2
+    assert "must be its card's code" in capsys.readouterr().err
+
+
+def test_a_deck_taught_for_another_model_is_refused(tmp_path):
+    np.savez(
+        tmp_path / DECK_FILE,
+        weights=np.zeros((52, 1)),
+        bias=np.zeros(52),
+        prototypes=np.zeros((52, 1)),
+        threshold=0.5,
+        model="another",
+    )
+    with pytest.raises(DeckError, match="teach the deck again"):
+        Recogniser.load(tmp_path)

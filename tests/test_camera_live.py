@@ -1,0 +1,429 @@
+"""The live camera reader: the watcher's decisions, and its fsp1 side against the daemon's.
+
+The watcher is fed frames a test makes, and a stand-in recogniser (handed in, not
+patched) reads a mark the frame carries, so each test says exactly what the camera saw
+and what a read made of it. The line is tested on a real pty against the daemon's own
+parser and receiver, and on a loopback socket against the daemon itself.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import pty
+import random
+import select
+import socket
+import threading
+import time
+import tty
+from pathlib import Path
+
+import numpy as np
+import pytest
+from gpiozero.pins.mock import MockFactory
+
+from faro_pi.camera.line import Link, SerialLine, SocketLine, open_line
+from faro_pi.camera.live import watch_frames
+from faro_pi.camera.recognise import Reading
+from faro_pi.camera.source import CameraError, StillSource
+from faro_pi.camera.watch import Seen, Watch
+from faro_pi.config import load_config
+from faro_pi.game.cards import DECK, parse_card
+from faro_pi.shoe.fsp1 import (
+    Action,
+    CardFrame,
+    FrameParser,
+    Heartbeat,
+    Hello,
+    NoRead,
+    Receiver,
+    ack,
+)
+from faro_pi.table import serve
+from tests.conftest import CONFIG, until
+
+SIZE = (320, 240)
+UNSURE = 200
+"""The mark of a face the stand-in cannot read surely."""
+
+
+def shuffled(seed: int) -> list[str]:
+    codes = [card.code for card in DECK]
+    random.Random(seed).shuffle(codes)
+    return codes
+
+
+class Marks:
+    """The stand-in recogniser: a frame's top-left pixel says what it shows."""
+
+    def __init__(self):
+        self.reads = 0
+
+    def read(self, image: np.ndarray) -> Reading:
+        self.reads += 1
+        mark = int(image[0, 0, 0])
+        if mark == UNSURE:
+            return Reading(None, 0.4)
+        return Reading(DECK[mark - 1], 0.99)
+
+
+def present(image: np.ndarray) -> bool:
+    """A card-shaped face shows: the stand-in draws one as a bright patch."""
+    return int(image[120, 160, 1]) > 150
+
+
+class Box:
+    """Frames of a box seen from above: a card face (a pattern of its own), a hand, none."""
+
+    def __init__(self, seed: int = 0):
+        self.rng = np.random.default_rng(seed)
+
+    def empty(self) -> np.ndarray:
+        frame = np.full((SIZE[1], SIZE[0], 3), 30, np.uint8)
+        return frame
+
+    def card(self, code: str | None, mark: int | None = None) -> np.ndarray:
+        """``code``'s face (None: a face no one can read)."""
+        frame = self.empty()
+        index = UNSURE if code is None else parse_card(code).index + 1
+        pattern = np.random.default_rng(index).integers(170, 255, (20, 12), dtype=np.uint8)
+        face = np.kron(pattern, np.ones((8, 8), np.uint8))
+        frame[40:200, 112:208] = face[..., None]
+        frame[120, 160, 1] = 255
+        frame[0, 0, 0] = index if mark is None else mark
+        return frame
+
+    def hand(self, under: np.ndarray) -> np.ndarray:
+        frame = under.copy()
+        frame[60:240, 100:260] = (90, 140, 200)
+        return frame
+
+    def still(self, frame: np.ndarray, count: int = 4) -> list[np.ndarray]:
+        """``count`` frames of the view at rest: the sensor's noise only."""
+        out = []
+        for _ in range(count):
+            noise = self.rng.normal(0, 2, frame.shape)
+            noisy = np.clip(frame + noise, 0, 255).astype(np.uint8)
+            noisy[0, 0, 0] = frame[0, 0, 0]
+            noisy[120, 160, 1] = frame[120, 160, 1]
+            out.append(noisy)
+        return out
+
+    def drawn(self, old: np.ndarray, new: np.ndarray) -> list[np.ndarray]:
+        """A card drawn: the view between the two."""
+        return [(old * (1 - s) + new * s).astype(np.uint8) for s in (0.3, 0.7)]
+
+
+def deal(box: Box, codes: list[str | None], start: np.ndarray | None = None) -> list[np.ndarray]:
+    """The frames of ``codes`` coming on top one after the other."""
+    frames, view = [], box.empty() if start is None else start
+    for code in codes:
+        new = box.card(code)
+        frames += box.drawn(view, new) + box.still(new)
+        view = new
+    return frames
+
+
+def told(watch: Watch, frames: list[np.ndarray]) -> list[str]:
+    """What the shoe is told, in order: card codes and ``noread``."""
+    out = []
+    for frame in frames:
+        seen = watch.see(frame)
+        if seen is not None:
+            out.append(seen.card.code if seen.card else "noread")
+    return out
+
+
+# -- the watcher -----------------------------------------------------------------------
+
+
+def test_each_card_that_comes_on_top_is_sent_once_in_order():
+    box, marks = Box(), Marks()
+    codes = shuffled(1)[:12]
+    watch = Watch(marks, present)
+    assert told(watch, deal(box, codes)) == codes
+    assert marks.reads == 2 * len(codes)  # two reads alike decide a card
+
+
+def test_an_unchanged_box_is_never_read_again():
+    box, marks = Box(), Marks()
+    watch = Watch(marks, present)
+    frames = deal(box, ["KD"])
+    assert told(watch, frames) == ["KD"]
+    reads = marks.reads
+    assert told(watch, box.still(frames[-1], 100)) == []
+    assert marks.reads == reads
+
+
+def test_a_hand_over_the_box_sends_nothing_and_the_same_card_is_not_sent_again():
+    box, marks = Box(), Marks()
+    watch = Watch(marks, present)
+    frames = deal(box, ["7S"])
+    card = box.card("7S")
+    hand = box.hand(card)
+    frames += box.drawn(card, hand) + box.still(hand, 5) + box.drawn(hand, card) + box.still(card)
+    assert told(watch, frames) == ["7S"]
+
+
+def test_a_face_not_read_surely_is_a_no_read_and_the_card_follows_when_read():
+    box, marks = Box(), Marks()
+    watch = Watch(marks, present)
+    unsure = box.card(None)
+    later = box.card("QH")
+    frames = deal(box, ["2C"]) + box.drawn(box.card("2C"), unsure) + box.still(unsure)
+    hand = box.hand(unsure)  # the dealer's hand over the box: read again once it is gone
+    frames += box.drawn(unsure, hand) + box.still(hand) + box.drawn(hand, later) + box.still(later)
+    assert told(watch, frames) == ["2C", "noread", "QH"]
+
+
+def test_after_a_no_read_a_hand_over_the_box_and_away_asks_for_another_look():
+    box, marks = Box(), Marks()
+    watch = Watch(marks, present)
+    unsure = box.card(None)
+    better = box.card(None, mark=parse_card("QH").index + 1)  # the same view, read this time
+    hand = box.hand(unsure)
+    frames = deal(box, ["2C"]) + box.drawn(box.card("2C"), unsure) + box.still(unsure)
+    frames += box.drawn(unsure, hand) + box.still(hand) + box.drawn(hand, better)
+    assert told(watch, frames + box.still(better)) == ["2C", "noread", "QH"]
+    # a card read surely is not read again for a hand passing over it
+    reads = marks.reads
+    frames = box.drawn(better, box.hand(better)) + box.still(box.hand(better))
+    assert told(watch, frames + box.drawn(box.hand(better), better) + box.still(better)) == []
+    assert marks.reads == reads
+
+
+def test_reads_that_disagree_are_a_no_read_never_a_guess():
+    box = Box()
+    watch = Watch(Marks(), present)
+    frames = deal(box, ["AS"])
+    # frames alike to the eye that the reads disagree on: 9H, then 9D twice
+    flicker = [box.card("9D", mark=parse_card(c).index + 1) for c in ("9D", "9H", "9D", "9D")]
+    rest = box.still(flicker[0], 1) + flicker[1:]
+    assert told(watch, frames + box.drawn(frames[-1], flicker[0]) + rest) == ["AS", "noread"]
+
+
+def test_after_an_empty_box_the_last_packs_hock_may_be_the_new_packs_soda():
+    box = Box()
+    watch = Watch(Marks(), present)
+    frames = deal(box, ["5H"])
+    empty = box.empty()
+    frames += box.drawn(frames[-1], empty) + box.still(empty)
+    frames += deal(box, ["5H", "6H"], start=empty)
+    assert told(watch, frames) == ["5H", "5H", "6H"]
+
+
+def test_a_view_without_a_face_is_no_card_at_all():
+    box, marks = Box(), Marks()
+    watch = Watch(marks, present)
+    hand = box.hand(box.empty())
+    assert told(watch, box.drawn(box.empty(), hand) + box.still(hand, 6)) == []
+    assert marks.reads == 0
+
+
+# -- the line --------------------------------------------------------------------------
+
+
+class Host:
+    """The daemon's side of a pty: its own parser and receiver, losing some acks."""
+
+    def __init__(self, rng: random.Random, lose_acks: float):
+        self.master, self.slave = pty.openpty()
+        tty.setraw(self.slave)
+        os.set_blocking(self.master, False)
+        self.path = os.ttyname(self.slave)
+        self.rng, self.lose_acks = rng, lose_acks
+        self.parser, self.receiver = FrameParser(), Receiver()
+        self.taken: list = []
+        self.heartbeats = self.repeats = self.lost = 0
+
+    def pump(self) -> None:
+        """Takes whatever has arrived within 50 ms."""
+        select.select([self.master], [], [], 0.05)
+        with contextlib.suppress(BlockingIOError, OSError):
+            for frame in self.parser.feed(os.read(self.master, 4096)):
+                self.frame(frame)
+
+    def until(self, done, timeout: float = 20) -> None:
+        deadline = time.monotonic() + timeout
+        while not done():
+            assert time.monotonic() < deadline, f"{len(self.taken)} frames taken"
+            self.pump()
+
+    def frame(self, frame) -> None:
+        if isinstance(frame, Heartbeat):
+            self.heartbeats += 1
+            return
+        action = self.receiver.decide(frame).action
+        if action in (Action.APPLY, Action.HELLO):
+            self.taken.append(frame)
+            self.receiver.committed(frame)
+        else:
+            assert action is Action.REPEAT
+            self.repeats += 1
+        if self.rng.random() < self.lose_acks:
+            self.lost += 1
+            return
+        os.write(self.master, ack(frame.seq))
+
+    def close(self) -> None:
+        os.close(self.master)
+        os.close(self.slave)
+
+
+@contextlib.contextmanager
+def serving(link: Link):
+    stop = threading.Event()
+    thread = threading.Thread(target=link.serve, args=(stop, 0.05), daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        thread.join(5)
+        link.close()
+    assert not thread.is_alive()
+
+
+def test_over_a_pty_every_card_and_no_read_reaches_the_host_once_in_order_though_acks_are_lost():
+    host = Host(random.Random(4), lose_acks=0.3)
+    link = Link(SerialLine(host.path, 115200, time.monotonic), "faro-camera test", time.monotonic,
+                heartbeat=0.1, retry=0.02)  # fmt: skip
+    order = shuffled(2)
+    try:
+        with serving(link):
+            for code in order[:20]:
+                link.card(code)
+            link.no_read()
+            for code in order[20:]:
+                link.card(code)
+            host.until(lambda: len(host.taken) == 54 and not link.pending())
+            beats = host.heartbeats
+            host.until(lambda: host.heartbeats >= beats + 2, timeout=5)  # idle: heartbeats
+    finally:
+        host.close()
+    assert host.taken[0] == Hello(0, "faro-camera test")
+    assert [f.card.code for f in host.taken if isinstance(f, CardFrame)] == order
+    assert [f.seq for f in host.taken[1:]] == list(range(1, 54))
+    assert isinstance(host.taken[21], NoRead)
+    assert host.lost and host.repeats  # the line really lost acknowledgements
+    assert host.parser.discarded == dict.fromkeys(host.parser.discarded, 0)
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def socket_config(folder: Path, port: int) -> Path:
+    text = CONFIG.format(port=f"socket://127.0.0.1:{port}", protocol="fsp1", heartbeat_timeout=3.5)
+    (folder / "config.toml").write_text(text + '\n[camera]\nsource = "usb"\n')
+    return folder / "config.toml"
+
+
+def test_a_pack_from_the_camera_reaches_the_daemons_journal_over_its_socket(tmp_path):
+    port = free_port()
+    config = load_config(socket_config(tmp_path, port), environ={})
+    box, order = Box(), shuffled(5)
+    line = open_line(config.reader.port, config.reader.baud, time.monotonic)
+    assert isinstance(line, SocketLine)
+    link = Link(line, "faro-camera test", time.monotonic, retry=0.05)
+    source = StillSource(deal(box, order))
+    done = threading.Event()
+
+    def camera() -> None:
+        with contextlib.suppress(CameraError):  # the stills run out after the hock
+            watch_frames(source, Watch(Marks(), present), link)
+        done.set()
+
+    async def scenario() -> None:
+        factory = MockFactory()
+        ready = asyncio.get_running_loop().create_future()
+        task = asyncio.create_task(
+            serve(config, environ={}, factory=factory, started=ready.set_result)
+        )
+        daemon = await ready
+        try:
+            with serving(link):
+                threading.Thread(target=camera, daemon=True).start()
+                await until(daemon, lambda t: t.pack.complete, timeout=30)
+                assert [c.code for c in daemon.table.pack.exposed] == order
+                assert daemon.table.alarms == []
+                # a second daemon on the same line is kept out while the first holds it
+                with socket.create_connection(("127.0.0.1", port)) as second:
+                    second.settimeout(5)
+                    assert second.recv(100) == b""
+        finally:
+            daemon.stopped.set()
+            assert await task == 0
+            factory.close()
+        assert done.is_set()
+
+    asyncio.run(scenario())
+
+
+def test_the_daemon_restarting_loses_nothing_the_camera_read_meanwhile(tmp_path):
+    port = free_port()
+    config = load_config(socket_config(tmp_path, port), environ={})
+    order = shuffled(6)
+    link = Link(open_line(config.reader.port, 115200, time.monotonic), "cam", time.monotonic,
+                retry=0.05)  # fmt: skip
+
+    async def session(cards: list[str], expected: int) -> tuple[list[str], list[str]]:
+        """The daemon up until ``expected`` cards are out, with ``cards`` read meanwhile."""
+        factory = MockFactory()
+        ready = asyncio.get_running_loop().create_future()
+        task = asyncio.create_task(
+            serve(config, environ={}, factory=factory, started=ready.set_result)
+        )
+        daemon = await ready
+        try:
+            for code in cards:
+                link.card(code)
+            await until(daemon, lambda t: len(t.pack.exposed) == expected, timeout=20)
+            return [c.code for c in daemon.table.pack.exposed], [
+                a.kind for a in daemon.table.alarms
+            ]
+        finally:
+            daemon.stopped.set()
+            assert await task == 0
+            factory.close()
+
+    with serving(link):
+        exposed, alarms = asyncio.run(session(order[:10], 10))
+        assert exposed == order[:10] and alarms == []
+        for code in order[10:15]:  # read while the daemon is down: they wait in the queue
+            link.card(code)
+        exposed, alarms = asyncio.run(session([], 15))
+    assert exposed == order[:15]
+    assert alarms == []  # no gap: the numbers ran on, and nothing was sent twice
+
+
+def test_a_camera_reader_that_cannot_listen_says_where_and_why():
+    with socket.create_server(("127.0.0.1", 0)) as taken:
+        url = f"socket://127.0.0.1:{taken.getsockname()[1]}"
+        with pytest.raises(OSError, match="cannot listen there"):
+            open_line(url, 115200, time.monotonic)
+
+
+def test_what_the_watcher_decides_is_what_the_link_sends():
+    class Sent:
+        def __init__(self):
+            self.frames: list[str] = []
+
+        def card(self, code):
+            self.frames.append(code)
+            return len(self.frames)
+
+        def no_read(self):
+            self.frames.append("N")
+            return len(self.frames)
+
+    box, sent = Box(), Sent()
+    frames = deal(box, ["3S", None, "4S"])
+    with pytest.raises(CameraError):
+        watch_frames(StillSource(frames), Watch(Marks(), present), sent)
+    assert sent.frames == ["3S", "N", "4S"]
+    assert Seen(None).card is None
