@@ -50,9 +50,7 @@ def test_a_pack_of_a_design_never_seen_goes_through_the_camera_never_wrong(unsee
     (How many of the 52 are read is the model's figure, which make bench prints.)"""
     barcode, camera = tmp_path / "barcode", tmp_path / "camera"
     assert cli.main(["sim", "--seed", "11", "--speed", "0", "--out", str(barcode)]) == 0
-    status = cli.main(
-        ["sim", "--camera", str(unseen), "--seed", "11", "--speed", "0", "--out", str(camera)]
-    )
+    cli.main(["sim", "--camera", str(unseen), "--seed", "11", "--speed", "0", "--out", str(camera)])
     summary = json.loads((camera / "summary.json").read_text())
     read = summary["camera"]
     assert (read["wrong"], read["missed"]) == ([], 0), read
