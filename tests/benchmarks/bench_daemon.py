@@ -241,9 +241,9 @@ def sigterm_to_exit(base: Path, runs: int = 10) -> list[float]:
             port = probe.getsockname()[1]
         (folder / "config.toml").write_text(STOP_CONFIG.format(folder=folder, port=port))
         child = Child(folder)
-        child.exchange(Hello(0, "bench").to_bytes())
+        child.exchange(Hello(0, "bench"))
         for seq, card in enumerate(DECK[:9], start=1):
-            child.exchange(CardFrame(seq, card).to_bytes())
+            child.exchange(CardFrame(seq, card))
         phones = []
         for path in ("/api/events", "/api/state"):
             phone = socket.create_connection(("127.0.0.1", port))
