@@ -166,16 +166,15 @@ class Table:
         self.pack_log.append(event)
 
     def snapshot(self) -> tuple:
-        """The table now, sharing nothing :meth:`apply` changes, for :meth:`restore` to put
-        back: the daemon's way back when an event applied cannot be journaled."""
-        lists = self.history, self.packs, self.dropped, self.pack_log
-        return self.state.copy(), *map(list, lists), self.pack_start  # pack_start: replaced only
+        """The table now, for :meth:`restore` when an event applied cannot be journaled: the
+        state copied; the other records are replaced, never changed, but the log that grows."""
+        kept = self.history, self.packs, self.dropped, self.pack_log, self.pack_start
+        return self.state.copy(), *kept, len(self.pack_log)
 
     def restore(self, snapshot: tuple) -> None:
         """Puts the table back as it stood at :meth:`snapshot` (which may be used once)."""
-        self.state, self.history, self.packs, self.dropped, self.pack_log, self.pack_start = (
-            snapshot
-        )
+        state, self.history, self.packs, self.dropped, log, self.pack_start, n = snapshot
+        self.state, self.pack_log = state, log[:n]
 
     def replay(self, events: Iterable[Event]) -> list[tuple[int, Refused]]:
         """Apply events in order; the refused ones are returned with their 0-based index."""
@@ -353,8 +352,9 @@ class Table:
                 "pack-not-complete",
                 f"a new pack starts only after the hock: {s.pack.left} cards left in the shoe",
             )
-        self.history += s.pairs
-        self.packs.append(PackRecord(s.pack.number, s.passed_by or s.banker, s.call_results))
+        self.history = [*self.history, *s.pairs]  # replaced, not changed: see snapshot
+        record = PackRecord(s.pack.number, s.passed_by or s.banker, s.call_results)
+        self.packs = [*self.packs, record]
         s.previous = tuple(s.pack.exposed)
         s.pairs = []
         s.pack = Pack(number=s.pack.number + 1)
