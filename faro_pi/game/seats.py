@@ -75,12 +75,17 @@ def _unlike(name: str, others) -> None:
         )
 
 
-def leave(state: TableState, event: Leave) -> None:
-    """Gets a player up: their predictions and calls are withdrawn, no money moves."""
+def _seated_player(state: TableState, player: str) -> str:
+    """``player``, refused unless a session stands and they are seated at it."""
     _seated(state)
-    player = event.player
     if player not in state.seats:
         raise Refused("not-seated", f"{player} is not seated at this table")
+    return player
+
+
+def leave(state: TableState, event: Leave) -> None:
+    """Gets a player up: their predictions and calls are withdrawn, no money moves."""
+    player = _seated_player(state, event.player)
     if player == state.banker:
         raise Refused("banker", f"{player} is the banker: pass the bank first")
     if len(state.seats) <= MIN_SEATS:
@@ -110,10 +115,7 @@ def pass_bank(state: TableState, event: Bank) -> None:
     none can: before the soda (the new banker's own bets must be off) or after
     the hock, when the layout is empty.
     """
-    _seated(state)
-    player = event.player
-    if player not in state.seats:
-        raise Refused("not-seated", f"{player} is not seated at this table")
+    player = _seated_player(state, event.player)
     if player == state.banker:
         raise Refused("banker", f"{player} has the bank already")
     _between_packs(state, "the bank passes")
