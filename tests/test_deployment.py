@@ -541,15 +541,22 @@ def test_the_virtualenv_step_makes_the_units_command(tmp_path):
     assert copy and Path(copy[1]) != ROOT and not Path(copy[1]).exists()
 
 
+RUNS_WRITE = (".hypothesis", ".pytest_cache")
+"""What the test run beside this one writes in the checkout meanwhile (the examples
+hypothesis keeps, pytest's cache, Python's compiled modules): not the install's doing."""
+PYC = "__pycache__"
+
+
 def checkout() -> tuple[list[str], list[str]]:
     """What git sees in the checkout, the ignored too, and every file beside .git and .venv."""
     status = subprocess.run(
         ["git", "status", "--porcelain", "--ignored", "--untracked-files=all"],
         cwd=ROOT, capture_output=True, text=True, check=True,
     ).stdout.splitlines()  # fmt: skip
+    status = [line for line in status if not line[3:].startswith(RUNS_WRITE) and PYC not in line]
     files = []
     for folder, subfolders, names in os.walk(ROOT):
-        subfolders[:] = [n for n in subfolders if n not in (".git", ".venv")]
+        subfolders[:] = [n for n in subfolders if n not in (".git", ".venv", PYC, *RUNS_WRITE)]
         files += [str(Path(folder, name).relative_to(ROOT)) for name in names]
     return status, sorted(files)
 

@@ -34,11 +34,13 @@ def fake_chip(root: Path, compatible: str, channels: int = 2, number: int = 0) -
 
 
 def exported(chip: Path, channel: int) -> Path:
-    """The channel's files as a fresh export leaves them: all zero, disabled."""
-    path = chip / f"pwm{channel}"
-    path.mkdir()
+    """The channel's files as a fresh export leaves them: all zero, disabled; they appear
+    at once, with the folder, as the kernel's do."""
+    path, making = chip / f"pwm{channel}", chip / f".pwm{channel}"
+    making.mkdir()
     for name in ("period", "duty_cycle", "enable"):
-        (path / name).write_text("0\n")
+        (making / name).write_text("0\n")
+    making.rename(path)
     return path
 
 
