@@ -5,12 +5,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import random
 import socket
 from pathlib import Path
 
 import pytest
 
 from faro_pi.config import load_config
+from faro_pi.game.cards import DECK
 from faro_pi.service.daemon import Daemon
 from faro_pi.table import serve
 from faro_pi.virtual.reader import VirtualReader
@@ -111,6 +113,28 @@ async def until(watched, predicate, timeout: float = 10.0) -> None:
 
 
 @contextlib.asynccontextmanager
+async def daemon_on(config, factory=None):
+    """The daemon in this process on ``config``, pins on ``factory`` (a fresh MockFactory
+    by default); stopped when the block ends, which it must end with status 0."""
+    from gpiozero.pins.mock import MockFactory
+
+    factory = factory or MockFactory()
+    ready: asyncio.Future = asyncio.get_running_loop().create_future()
+    task = asyncio.create_task(serve(config, environ={}, factory=factory, started=ready.set_result))
+    done, _ = await asyncio.wait({ready, task}, return_when=asyncio.FIRST_COMPLETED)
+    if task in done:
+        task.result()  # raises what stopped it
+    daemon = ready.result()
+    try:
+        yield daemon
+    finally:
+        daemon.stopped.set()
+        status = await task
+        factory.close()
+        assert status == 0
+
+
+@contextlib.asynccontextmanager
 async def running_table(folder: Path, *, reader: VirtualReader | None = None, factory=None):
     """The daemon in this process on ``folder``'s config, with its virtual reader plugged in.
 
@@ -122,20 +146,18 @@ async def running_table(folder: Path, *, reader: VirtualReader | None = None, fa
     factory = factory or MockFactory()
     reader = reader or VirtualReader(folder / "reader", retry=0.05)
     reader.plug()
-    ready: asyncio.Future = asyncio.get_running_loop().create_future()
-    task = asyncio.create_task(serve(config, environ={}, factory=factory, started=ready.set_result))
-    done, _ = await asyncio.wait({ready, task}, return_when=asyncio.FIRST_COMPLETED)
-    if task in done:
-        task.result()  # raises what stopped it
-    daemon = ready.result()
     try:
-        yield daemon, reader, factory
+        async with daemon_on(config, factory) as daemon:
+            yield daemon, reader, factory
     finally:
-        daemon.stopped.set()
-        status = await task
         reader.close()
-        factory.close()
-        assert status == 0
+
+
+def shuffled(seed: int) -> list[str]:
+    """The 52 card codes in the order ``seed`` shuffles them."""
+    codes = [card.code for card in DECK]
+    random.Random(seed).shuffle(codes)
+    return codes
 
 
 class NotifySocket:

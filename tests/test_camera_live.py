@@ -22,7 +22,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from gpiozero.pins.mock import MockFactory
 
 from faro_pi.camera.line import Link, SerialLine, SocketLine, open_line
 from faro_pi.camera.live import watch_frames
@@ -41,18 +40,11 @@ from faro_pi.shoe.fsp1 import (
     Receiver,
     ack,
 )
-from faro_pi.table import serve
-from tests.conftest import CONFIG, until
+from tests.conftest import CONFIG, daemon_on, shuffled, until
 
 SIZE = (320, 240)
 UNSURE = 200
 """The mark of a face the stand-in cannot read surely."""
-
-
-def shuffled(seed: int) -> list[str]:
-    codes = [card.code for card in DECK]
-    random.Random(seed).shuffle(codes)
-    return codes
 
 
 class Marks:
@@ -339,13 +331,7 @@ def test_a_pack_from_the_camera_reaches_the_daemons_journal_over_its_socket(tmp_
         done.set()
 
     async def scenario() -> None:
-        factory = MockFactory()
-        ready = asyncio.get_running_loop().create_future()
-        task = asyncio.create_task(
-            serve(config, environ={}, factory=factory, started=ready.set_result)
-        )
-        daemon = await ready
-        try:
+        async with daemon_on(config) as daemon:
             with serving(link):
                 threading.Thread(target=camera, daemon=True).start()
                 await until(daemon, lambda t: t.pack.complete, timeout=30)
@@ -355,10 +341,6 @@ def test_a_pack_from_the_camera_reaches_the_daemons_journal_over_its_socket(tmp_
                 with socket.create_connection(("127.0.0.1", port)) as second:
                     second.settimeout(5)
                     assert second.recv(100) == b""
-        finally:
-            daemon.stopped.set()
-            assert await task == 0
-            factory.close()
         assert done.is_set()
 
     asyncio.run(scenario())
@@ -373,23 +355,13 @@ def test_the_daemon_restarting_loses_nothing_the_camera_read_meanwhile(tmp_path)
 
     async def session(cards: list[str], expected: int) -> tuple[list[str], list[str]]:
         """The daemon up until ``expected`` cards are out, with ``cards`` read meanwhile."""
-        factory = MockFactory()
-        ready = asyncio.get_running_loop().create_future()
-        task = asyncio.create_task(
-            serve(config, environ={}, factory=factory, started=ready.set_result)
-        )
-        daemon = await ready
-        try:
+        async with daemon_on(config) as daemon:
             for code in cards:
                 link.card(code)
             await until(daemon, lambda t: len(t.pack.exposed) == expected, timeout=20)
             return [c.code for c in daemon.table.pack.exposed], [
                 a.kind for a in daemon.table.alarms
             ]
-        finally:
-            daemon.stopped.set()
-            assert await task == 0
-            factory.close()
 
     with serving(link):
         exposed, alarms = asyncio.run(session(order[:10], 10))

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from faro_pi.game.cards import DECK, parse_card
+from faro_pi.game.cards import parse_card
 from faro_pi.service.journal import Journal
 from faro_pi.shoe.fsp1 import (
     Action,
@@ -36,16 +36,10 @@ from faro_pi.shoe.fsp1 import (
     ack,
 )
 from hardware.firmware import main as firmware
-from tests.conftest import until, write_config
+from tests.conftest import daemon_on, shuffled, until, write_config
 
 ROOT = Path(__file__).parent.parent
 FIRMWARE = ROOT / "hardware" / "firmware" / "main.py"
-
-
-def shuffled(seed: int) -> list[str]:
-    codes = [card.code for card in DECK]
-    random.Random(seed).shuffle(codes)
-    return codes
 
 
 # -- what MicroPython will run -------------------------------------------------------
@@ -260,23 +254,15 @@ def test_every_card_reaches_the_hosts_parser_once_and_in_order_though_acks_are_l
 
 
 async def test_a_pack_from_the_firmware_to_the_daemons_journal_over_a_lossy_line(tmp_path):
-    from gpiozero.pins.mock import MockFactory
 
     from faro_pi.config import load_config
-    from faro_pi.table import serve
 
     write_config(tmp_path)
     order = shuffled(8)
 
     async def scenario():
         config = load_config(tmp_path / "config.toml", environ={})
-        factory = MockFactory()
-        ready = asyncio.get_running_loop().create_future()
-        task = asyncio.create_task(
-            serve(config, environ={}, factory=factory, started=ready.set_result)
-        )
-        daemon = await ready
-        try:
+        async with daemon_on(config) as daemon:
             with pico(tmp_path, order, lose_acks=0.25) as (reader, line, _):
                 await until(daemon, lambda t: t.pack.complete, timeout=30)
                 while reader.waiting():
@@ -284,10 +270,6 @@ async def test_a_pack_from_the_firmware_to_the_daemons_journal_over_a_lossy_line
                 assert [c.code for c in daemon.table.pack.exposed] == order
                 assert daemon.table.alarms == []
                 assert line.lost_acks > 0
-        finally:
-            daemon.stopped.set()
-            assert await task == 0
-            factory.close()
 
     await scenario()
     with Journal.open(tmp_path / "journal.sqlite3", readonly=True) as journal:
