@@ -13,7 +13,7 @@ import cv2
 import numpy as np
 import pytest
 
-from faro_pi.camera import scene
+from faro_pi.camera import finder, scene
 from faro_pi.camera.recognise import DECK_FILE, DeckError, Reading, Recogniser
 from faro_pi.camera.training import designs
 from faro_pi.camera.training.dataset import load_faces, pattern_back
@@ -66,6 +66,25 @@ def test_either_way_up_and_any_size_of_the_contract(faces, recogniser):
             assert still.shape == (size[1], size[0], 3)
             reading = recogniser.read(still)
             assert reading.card in (CARD_BY_CODE["QH"], None), reading
+
+
+def grey(image: np.ndarray) -> np.ndarray:
+    return cv2.cvtColor(image, cv2.COLOR_BGR2GRAY).astype(np.float32)
+
+
+def test_the_index_corners_are_cut_upright_whichever_way_up_the_card_lies(faces):
+    """Upside down in the box, a card's corners are the same two cuts, swapped: the reader
+    sees an upright index in each either way."""
+    face = faces.cards["9H"]
+    up = finder.find(scene.view(face, np.random.default_rng(1), nominal=True, upside_down=False))
+    down = finder.find(scene.view(face, np.random.default_rng(1), nominal=True, upside_down=True))
+    assert up.corners[0].shape == (finder.CORNER[1], finder.CORNER[0], 3)
+    for mine, other in zip(up.corners, down.turned().corners, strict=True):
+        (dx, dy), match = cv2.phaseCorrelate(grey(mine), grey(other))
+        assert match > 0.8 and np.hypot(dx, dy) < 2.5  # the finder finds the card to ±2 px
+    # and the index is there: ink in the corner's top half, where the 9 stands
+    top = grey(up.corners[0])[: finder.CORNER[1] // 2]
+    assert (top < 150).mean() > 0.05
 
 
 def test_an_empty_box_is_a_noread(recogniser):

@@ -34,10 +34,8 @@ def test_the_training_script_makes_a_model_opencv_reads(tmp_path):
     )
     assert done.returncode == 0, done.stderr[-2000:]
     settings = json.loads((tmp_path / "model.json").read_text())
-    assert {"rank_temperature", "suit_temperature", "threshold", "taught_threshold"} <= set(
-        settings
-    )
-    assert settings["rank_temperature"] > 0 and 0 <= settings["threshold"] <= 1
+    assert {"temperatures", "witnesses", "threshold", "taught_threshold"} <= set(settings)
+    assert min(settings["temperatures"].values()) > 0 and 0 <= settings["threshold"] <= 1
     recogniser = Recogniser.load(model=tmp_path / "model.onnx")
     reading = recogniser.read(np.zeros((240, 320, 3), np.uint8))
     assert reading.card is None

@@ -1,18 +1,50 @@
 """Finding the top card in a still and cutting it out upright: the first step of a read.
 
 The face is bright on a dark box: threshold, the largest outline, its rotated rectangle,
-warped to a canonical portrait crop. Which way up it lies is left open (the model reads
-both ways up); whatever is not a lone card-shaped bright patch (an empty box, a hand, two
-cards overlapping) is no card at all, so the reader says no-read without guessing.
+warped to a canonical portrait crop. The two index corners are cut again, sharper, from
+the still at a larger size: in the face crop an index is a dozen pixels tall, too few to
+tell a serif 9 from a 10. Which way up the card lies is left open (the model reads the face
+both ways up, and the two corners are cut so that each shows its index upright whichever
+way the card lies); whatever is not a lone card-shaped bright patch (an empty box, a hand,
+two cards overlapping) is no card at all, so the reader says no-read without guessing.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import cv2
 import numpy as np
 
 CROP = (96, 128)
 """Width and height of the canonical crop of the visible face."""
+
+CORNER = (48, 72)
+"""Width and height of the cut of each index corner."""
+
+CORNER_SHARE = (0.24, 0.26)
+"""How much of the visible face's width and height an index corner takes: a poker card's
+index stands within its first 15 mm across and 23 mm down."""
+
+CORNER_SOURCE = 280
+"""About the card's height in pixels in the still the corners are cut from: a corner's cut
+is then about its own size there, so no detail is lost and little time is spent."""
+
+
+@dataclass(frozen=True)
+class Cut:
+    """What the model reads of one card: the face, and its two index corners."""
+
+    face: np.ndarray
+    """The visible face, upright or upside down (BGR, ``CROP``)."""
+    corners: tuple[np.ndarray, np.ndarray]
+    """The top-left corner, and the bottom-right one turned half round (BGR, ``CORNER``):
+    either way up the card lies, both show an index upright."""
+
+    def turned(self) -> Cut:
+        """The same card seen the other way up."""
+        return Cut(self.face[::-1, ::-1].copy(), (self.corners[1], self.corners[0]))
+
 
 WORK_HEIGHT = 240
 """About the height the card is found and cut at: enough for the model, cheap on a Pi."""
@@ -31,21 +63,28 @@ SOLIDITY = 0.88
 """The least share of its rectangle the outline fills: a hand or a second card falls short."""
 
 
-def find(image: np.ndarray) -> np.ndarray | None:
-    """The visible face cut out upright (BGR, ``CROP``), or None when no lone card shows."""
-    small, _ = working(image)
+def find(image: np.ndarray) -> Cut | None:
+    """The card's face and index corners, or None when no lone card shows."""
+    small, shrink = working(image)
     quad = _outline(small)
-    return None if quad is None else cut(small, quad)
+    if quad is None:
+        return None
+    card_height = float(np.linalg.norm(quad[3] - quad[0])) * shrink
+    source, scale = _shrunk(image, max(1, int(card_height // CORNER_SOURCE)))
+    return Cut(cut(small, quad), corners(source, quad * (shrink / scale)))
 
 
 def working(image: np.ndarray) -> tuple[np.ndarray, int]:
     """The still shrunk by a whole factor (OpenCV's fast path) to about ``WORK_HEIGHT``:
     the card is found and cut there, so a 1080p still costs little more than a small one
     and the model sees the face at the size it learnt it."""
-    h, w = image.shape[:2]
-    shrink = max(1, h // WORK_HEIGHT)
+    return _shrunk(image, max(1, image.shape[0] // WORK_HEIGHT))
+
+
+def _shrunk(image: np.ndarray, shrink: int) -> tuple[np.ndarray, int]:
     if shrink == 1:
         return image, 1
+    h, w = image.shape[:2]
     return cv2.resize(image, (w // shrink, h // shrink), interpolation=cv2.INTER_AREA), shrink
 
 
@@ -106,19 +145,58 @@ def cut(image: np.ndarray, quad: np.ndarray) -> np.ndarray:
     return cv2.warpPerspective(image, warp, (w, h), flags=cv2.INTER_LINEAR)
 
 
-def features(crop: np.ndarray) -> np.ndarray:
+def corners(image: np.ndarray, quad: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The top-left index corner of the face outlined by ``quad`` in ``image``, and the
+    bottom-right one turned half round."""
+    w, h = CORNER
+    fw, fh = CORNER_SHARE
+    tl, tr, br, bl = quad.astype(np.float32)
+    across, down = tr - tl, bl - tl
+    top_left = np.array([tl, tl + fw * across, tl + fw * across + fh * down, tl + fh * down])
+    bottom_right = np.array([br, br - fw * across, br - fw * across - fh * down, br - fh * down])
+    target = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32)
+    return tuple(
+        cv2.warpPerspective(
+            image,
+            cv2.getPerspectiveTransform(corner.astype(np.float32), target),
+            (w, h),
+            flags=cv2.INTER_LINEAR,
+        )
+        for corner in (top_left, bottom_right)
+    )
+
+
+def features(crop: np.ndarray, paper: np.ndarray | None = None) -> np.ndarray:
     """The model's input from a crop: brightness and colourfulness, float32 2×H×W.
 
-    White-balanced on the card's own paper (its bright pixels), so the light's colour and
-    strength fall away; hue is dropped, so a four-colour deck is only "coloured ink".
+    White-balanced on the card's own paper (its bright pixels, or ``paper``: a BGR level
+    measured on the whole face), so the light's colour and strength fall away; hue is
+    dropped, so a four-colour deck is only "coloured ink".
     """
-    channels = []
-    for channel in cv2.split(crop):
-        paper = float(
-            np.partition(channel.ravel(), int(channel.size * 0.9))[int(channel.size * 0.9)]
-        )
-        channels.append(np.minimum(channel.astype(np.float32) / (paper + 1.0), 1.2))
-    b, g, r = channels
+    if paper is None:
+        paper = paper_of(crop)
+    b, g, r = (
+        np.minimum(channel.astype(np.float32) / (level + 1.0), 1.2)
+        for channel, level in zip(cv2.split(crop), paper, strict=True)
+    )
     light = (b + g + r) / 3
     chroma = cv2.max(cv2.max(b, g), r) - cv2.min(cv2.min(b, g), r)
     return np.stack([light - 0.6, chroma * 2])
+
+
+def paper_of(crop: np.ndarray) -> np.ndarray:
+    """The paper's level in each channel: the 90th percentile, the face being mostly paper."""
+    flat = crop.reshape(-1, 3)
+    k = int(len(flat) * 0.9)
+    return np.partition(flat, k, axis=0)[k].astype(np.float32)
+
+
+def inputs(cut: Cut) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The model's three inputs for a card: the face's features and each corner's, all
+    white-balanced on the face's paper (a corner alone may be mostly ink)."""
+    paper = paper_of(cut.face)
+    return (
+        features(cut.face, paper),
+        features(cut.corners[0], paper),
+        features(cut.corners[1], paper),
+    )

@@ -1,8 +1,12 @@
 """Reading a card from a camera still: find the face, run the model, say how sure.
 
-A read is a card only when the model is sure enough on a calibrated scale: the rank's and
-the suit's probabilities after temperature scaling, multiplied, against a threshold chosen
-on designs the model never saw, for the wrong-card goal first. Anything else is a no-read
+The model has three witnesses: the face (pips, figures), the index corners (cut sharp), and
+a joint head over both. The joint head names the card; a read is that card only when the
+witnesses agree on it surely enough on a calibrated scale: each witness's probability of
+that rank times that suit, after temperature scaling, combined as a weighted geometric
+mean, against a threshold chosen on designs the model never saw, for the wrong-card goal
+first. One witness fooled (a 9 laid out like a 10, an index hidden under the rim) is then
+not enough to read a card wrong. Anything else is a no-read
 (the table's ``noread`` alarm), never a guess: a wrong card costs a void and a dispute, a
 no-read costs a tap. A taught deck (``teach``) adds a classifier over the model's
 embedding for the 52 faces of the deck in use; a taught read must also agree with the
@@ -13,7 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import cv2
@@ -45,13 +49,33 @@ class Reading:
 
 @dataclass(frozen=True)
 class Look:
-    """What the model makes of a crop, both ways up averaged."""
+    """What the model makes of a card, the face read both ways up."""
 
     rank: np.ndarray
-    """Probabilities of A..K and of "not a face", after temperature scaling."""
+    """The joint head's probabilities of A..K and of "not a face", temperature-scaled."""
     suit: np.ndarray
     embed: np.ndarray
-    """The last hidden layer, of unit length: what taught cards are matched on."""
+    """The last hidden layers, of unit length: what taught cards are matched on."""
+    heads: dict[str, np.ndarray] = field(default_factory=dict)
+    """Each witness's own probabilities: ``face_rank``, ``face_suit``, ``index_rank``,
+    ``index_suit``."""
+
+
+HEADS = ("rank", "suit", "face_rank", "face_suit", "index_rank", "index_suit")
+"""The heads a temperature is fitted for."""
+
+
+def agreement(look: Look, rank: int, suit: int, witnesses: dict[str, float]) -> float:
+    """How surely the witnesses agree on one card: the weighted geometric mean of each
+    one's probability of it (the joint head's weight is 1)."""
+    logs = [np.log(look.rank[rank] * look.suit[suit] + 1e-12)]
+    weights = [1.0]
+    for name, weight in witnesses.items():
+        if weight:
+            p = look.heads[f"{name}_rank"][rank] * look.heads[f"{name}_suit"][suit]
+            logs.append(weight * np.log(p + 1e-12))
+            weights.append(weight)
+    return float(np.exp(sum(logs) / sum(weights)))
 
 
 @dataclass(frozen=True)
@@ -109,13 +133,13 @@ class Recogniser:
 
     def read(self, image: np.ndarray) -> Reading:
         """The card in a whole still (BGR uint8), or a no-read."""
-        crop = finder.find(image)
-        if crop is None:
+        cut = finder.find(image)
+        if cut is None:
             return Reading(None, 0.0)
-        return self.read_crop(crop)
+        return self.read_cut(cut)
 
-    def read_crop(self, crop: np.ndarray) -> Reading:
-        look = self.look([crop])[0]
+    def read_cut(self, cut: finder.Cut) -> Reading:
+        look = self.look([cut])[0]
         if self.taught is not None:
             return self.taught.read(look)
         return self.untaught(look)
@@ -125,25 +149,61 @@ class Recogniser:
         if rank == NONE:
             return Reading(None, 0.0)
         suit = int(np.argmax(look.suit))
-        confidence = float(look.rank[rank] * look.suit[suit])
+        confidence = agreement(look, rank, suit, self.settings["witnesses"])
         if confidence < self.settings["threshold"]:
             return Reading(None, confidence)
         return Reading(DECK[suit * 13 + rank], confidence)
 
-    def look(self, crops: list[np.ndarray]) -> list[Look]:
-        """The model's view of each crop: it reads each crop both ways up, and the two
-        readings are averaged, so a card upside down in the box costs nothing."""
-        x = np.stack([finder.features(c) for c in crops])
-        batch = np.concatenate([x, x[:, :, ::-1, ::-1]])
-        self._net.setInput(np.ascontiguousarray(batch))
-        rank, suit, embed = self._net.forward(["rank", "suit", "embed"])
-        n = len(crops)
-        rank = (rank[:n] + rank[n:]) / 2 / self.settings["rank_temperature"]
-        suit = (suit[:n] + suit[n:]) / 2 / self.settings["suit_temperature"]
-        embed = embed[:n] + embed[n:]
-        embed = embed / (np.linalg.norm(embed, axis=1, keepdims=True) + 1e-9)
-        pr, ps = softmax(rank), softmax(suit)
-        return [Look(pr[i], ps[i], embed[i]) for i in range(n)]
+    def look(self, cuts: list[finder.Cut]) -> list[Look]:
+        """The model's view of each card. The face is read both ways up and the two
+        readings averaged, so a card upside down in the box costs nothing; the corners are
+        read once, since each is cut to show its index upright."""
+        n = len(cuts)
+        made = [finder.inputs(cut) for cut in cuts]
+        faces, corner_a, corner_b = (np.stack([m[i] for m in made]) for i in range(3))
+        faces = np.concatenate([faces, faces[:, :, ::-1, ::-1]])
+        self._net.setInput(np.ascontiguousarray(faces), "crop")
+        self._net.setInput(corner_a, "corner_a")
+        self._net.setInput(corner_b, "corner_b")
+        out = dict(zip(OUTPUTS, self._net.forward(list(OUTPUTS)), strict=True))
+        both = {k: (out[k][:n] + out[k][n:]) / 2 for k in OUTPUTS[:5]}
+        logit = {
+            "rank": both["joint_face_rank"] + out["joint_index_rank"],
+            "suit": both["joint_face_suit"] + out["joint_index_suit"],
+            "face_rank": both["face_rank"],
+            "face_suit": both["face_suit"],
+            "index_rank": out["index_rank"],
+            "index_suit": out["index_suit"],
+        }
+        temperature = self.settings["temperatures"]
+        p = {k: softmax(v / temperature[k]) for k, v in logit.items()}
+        embed = np.concatenate([_unit(both["face_embed"]), _unit(out["index_embed"])], 1)
+        embed = embed / np.sqrt(2)
+        return [
+            Look(p["rank"][i], p["suit"][i], embed[i], {k: p[k][i] for k in HEADS[2:]})
+            for i in range(n)
+        ]
+
+
+OUTPUTS = (  # the face branch's five, then the index branch's
+    "face_rank",
+    "face_suit",
+    "face_embed",
+    "joint_face_rank",
+    "joint_face_suit",
+    "index_rank",
+    "index_suit",
+    "index_embed",
+    "joint_index_rank",
+    "joint_index_suit",
+)
+"""The exported model's outputs (see ``training/net.py``): the face branch's for each face
+crop, the index branch's for each card's pair of corners; the joint heads are linear, so
+each branch gives its share."""
+
+
+def _unit(v: np.ndarray) -> np.ndarray:
+    return v / (np.linalg.norm(v, axis=1, keepdims=True) + 1e-9)
 
 
 def load_deck(folder: Path, model: str) -> Taught:

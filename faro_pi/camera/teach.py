@@ -22,8 +22,8 @@ from faro_pi.game.cards import CARD_BY_CODE, DECK, Card
 
 VIEWS = 24
 """Views made of each taught card: about half a minute of CPU for a deck here."""
-SIZES = ((320, 240), (640, 480), (480, 640), (400, 300))
-"""The model sees a 96×128 cut whatever the still's size: small stills teach as well."""
+SIZES = ((320, 240), (640, 480), (480, 640), (800, 600))
+"""Stills of the sizes a camera gives: the corners are cut sharper from larger ones."""
 
 
 class TeachError(ValueError):
@@ -86,15 +86,15 @@ def teach(
     """The taught deck for ``faces``, from ``views`` views of each."""
     feats, labels, embeds = [], [], []
     for card, face in faces.items():
-        crops = []
+        cuts = []
         for i in range(views * 2):
             still = scene.view(face, rng, SIZES[i % len(SIZES)], nominal=i == 0)
-            crop = finder.find(still)
-            if crop is not None:
-                crops.append(crop)
-            if len(crops) == views:
+            cut = finder.find(still)
+            if cut is not None:
+                cuts.append(cut)
+            if len(cuts) == views:
                 break
-        for look in recogniser.look(crops):
+        for look in recogniser.look(cuts):
             feats.append(taught_features(look))
             embeds.append(look.embed)
             labels.append(card.index)

@@ -2,7 +2,7 @@
 
 Each sample is what the model sees at run time, made the way the run time makes it: a
 still from :func:`faro_pi.camera.scene.view` (the contract's nuisances, and wider), cut
-out by :func:`faro_pi.camera.finder.find`, turned into :func:`finder.features`. Labels
+cut by :func:`faro_pi.camera.finder.find`, turned into :func:`finder.inputs`. Labels
 are the rank (0..12, or ``NONE`` for anything that is not one card's face: a joker, a
 back, a hand over the card, two cards askew) and the suit. Stored quantised to uint8.
 """
@@ -14,15 +14,19 @@ from dataclasses import dataclass
 import numpy as np
 
 from faro_pi.camera import scene
-from faro_pi.camera.finder import features, find
+from faro_pi.camera.finder import find, inputs
 from faro_pi.game.cards import CARD_BY_CODE, DECK, SUITS
 
 NONE = 13
 """The rank label of what is not a card face."""
 
 SIZES = ((240, 180), (180, 240), (280, 210), (210, 280), (320, 240), (240, 320))
-"""Still sizes drawn for training: small, since the model sees a 96×128 cut whatever the
-still's size (a larger still gives a sharper cut; blur and JPEG cover the difference)."""
+"""Still sizes drawn for training, mostly small: the face is cut at 96×128 whatever the
+still's size, and blur and JPEG cover the difference."""
+LARGE = ((640, 480), (480, 640), (800, 600))
+"""Sizes drawn for a share ``LARGE_SHARE`` of the samples: only in a larger still are the
+index corners cut at their full sharpness, as a camera at the box gives them."""
+LARGE_SHARE = 0.2
 
 
 @dataclass
@@ -119,9 +123,10 @@ def pattern_back(rng: np.random.Generator, height: int = 300) -> np.ndarray:
 
 
 def sample(designs: list[Faces], rng: np.random.Generator):
-    """One (stored features, rank, suit) sample, or None when the finder found no card
+    """One (stored face, corner, corner, rank, suit) sample, or None when the finder found no card
     (the reader would say no-read, and there is nothing to learn)."""
-    size = SIZES[rng.integers(len(SIZES))]
+    sizes = LARGE if rng.random() < LARGE_SHARE else SIZES
+    size = sizes[rng.integers(len(sizes))]
     wide = rng.random() < 0.7
     design = designs[rng.integers(len(designs))]
     kind = rng.random()
@@ -149,23 +154,29 @@ def sample(designs: list[Faces], rng: np.random.Generator):
         faces = list(design.cards.values())
         a, b = rng.integers(len(faces), size=2)
         still = scene.overlapping(faces[a], faces[b], rng, size)
-    crop = find(still)
-    if crop is None:
+    cut = find(still)
+    if cut is None:
         return None
-    return quantise(features(crop)), rank, suit
+    return (*(quantise(f) for f in inputs(cut)), rank, suit)
 
 
 def generate(designs: list[Faces], count: int, seed: int):
-    """``count`` samples as arrays: features N×2×H×W uint8, ranks N, suits N."""
+    """``count`` samples as arrays: faces N×2×128×96 and corners N×2×72×48 (uint8),
+    ranks N, suits N."""
     rng = np.random.default_rng(seed)
-    xs, ranks, suits = [], [], []
-    while len(xs) < count:
-        made = sample(designs, rng)
-        if made is not None:
-            xs.append(made[0])
-            ranks.append(made[1])
-            suits.append(made[2])
-    return np.stack(xs), np.array(ranks, np.int64), np.array(suits, np.int64)
+    made = []
+    while len(made) < count:
+        one = sample(designs, rng)
+        if one is not None:
+            made.append(one)
+    x, a, b, ranks, suits = zip(*made, strict=True)
+    return (
+        np.stack(x),
+        np.stack(a),
+        np.stack(b),
+        np.array(ranks, np.int64),
+        np.array(suits, np.int64),
+    )
 
 
 __all__ = ["DECK", "NONE", "Faces", "generate", "load_faces"]
@@ -174,12 +185,12 @@ __all__ = ["DECK", "NONE", "Faces", "generate", "load_faces"]
 def _shard(job) -> str:
     folders, count, seed, path = job
     faces = [load_faces(name, folder) for name, folder in folders]
-    x, ranks, suits = generate(faces, count, seed)
-    np.savez(path, x=x, rank=ranks, suit=suits)
+    x, a, b, ranks, suits = generate(faces, count, seed)
+    np.savez(path, x=x, a=a, b=b, rank=ranks, suit=suits)
     return path
 
 
-def shards(folders, count: int, seed: int, out, per_shard: int = 2000, workers: int = 2):
+def shards(folders, count: int, seed: int, out, per_shard: int = 4000, workers: int = 2):
     """``count`` samples of the designs in ``folders`` ((name, folder) pairs), made in
     ``workers`` processes and cached as ``out/<seed>-<i>.npz``; loaded as one set."""
     from concurrent.futures import ProcessPoolExecutor
@@ -197,8 +208,4 @@ def shards(folders, count: int, seed: int, out, per_shard: int = 2000, workers: 
         with ProcessPoolExecutor(workers) as pool:
             list(pool.map(_shard, jobs))
     parts = [np.load(out / f"{seed}-{i}.npz") for i in range((count + per_shard - 1) // per_shard)]
-    return (
-        np.concatenate([p["x"] for p in parts]),
-        np.concatenate([p["rank"] for p in parts]),
-        np.concatenate([p["suit"] for p in parts]),
-    )
+    return tuple(np.concatenate([p[k] for p in parts]) for k in ("x", "a", "b", "rank", "suit"))

@@ -1,9 +1,9 @@
 """The recogniser's network, its training loop, its calibration and its export (PyTorch).
 
 Development time only: what ships is the ONNX file that OpenCV's ``dnn`` module reads on
-the Pi. A small all-convolutional net on the 2×128×96 crop (brightness, colourfulness),
-with two heads, rank (13 and "not a card face") and suit, and the last hidden layer as the
-embedding a taught deck is matched on.
+the Pi. A small convolutional net on the 2×128×96 face crop and the two 2×72×48 index
+corners (brightness, colourfulness), with rank (13 and "not a card face") and suit heads,
+and the last hidden layers as the embedding a taught deck is matched on.
 """
 
 from __future__ import annotations
@@ -16,9 +16,10 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
+from faro_pi.camera.recognise import OUTPUTS
 from faro_pi.camera.training.dataset import NONE, dequantise
 
-OUTPUTS = ("rank", "suit", "embed")
+FACE_OUTPUTS, INDEX_OUTPUTS = OUTPUTS[:5], OUTPUTS[5:]
 
 
 def _block(cin: int, cout: int, stride: int) -> nn.Sequential:
@@ -28,43 +29,121 @@ def _block(cin: int, cout: int, stride: int) -> nn.Sequential:
 
 
 class Net(nn.Module):
+    """Two branches, three witnesses: the face (pips, figures, the index small), the index
+    corners (sharp; one branch for both, pooled by their maximum so either corner may be
+    the legible one), and a joint head over both. Each witness has a rank and a suit head."""
+
     def __init__(self, width: int = 16, embed: int = 128):
         super().__init__()
         w = width
-        self.body = nn.Sequential(
+        self.face = nn.Sequential(
             _block(2, w, 2),
             _block(w, 2 * w, 2),
             _block(2 * w, 4 * w, 2),
             _block(4 * w, 8 * w, 2),
             _block(8 * w, 8 * w, 1),
+            nn.AvgPool2d(2),  # 8×6 -> 4×3: where on the card still counts
+            nn.Flatten(),
+            nn.Linear(8 * w * 12, embed),
+            nn.ReLU(),
         )
-        self.pool = nn.AvgPool2d(2)  # 8×6 -> 4×3: where on the card still counts
-        self.embed = nn.Sequential(nn.Flatten(), nn.Linear(8 * w * 12, embed), nn.ReLU())
-        self.rank = nn.Linear(embed, NONE + 1)
-        self.suit = nn.Linear(embed, 4)
+        self.index = nn.Sequential(
+            _block(2, w, 1),
+            _block(w, 2 * w, 2),
+            _block(2 * w, 4 * w, 2),
+            _block(4 * w, 6 * w, 2),
+            _block(6 * w, 6 * w, 1),
+            nn.AvgPool2d(3),  # 9×6 -> 3×2: the rank above, the suit below
+            nn.Flatten(),
+            nn.Linear(6 * w * 6, embed),
+            nn.ReLU(),
+        )
+        self.face_rank, self.face_suit = nn.Linear(embed, NONE + 1), nn.Linear(embed, 4)
+        self.index_rank, self.index_suit = nn.Linear(embed, NONE), nn.Linear(embed, 4)
+        self.joint_face_rank = nn.Linear(embed, NONE + 1)
+        self.joint_face_suit = nn.Linear(embed, 4)
+        self.joint_index_rank = nn.Linear(embed, NONE + 1, bias=False)
+        self.joint_index_suit = nn.Linear(embed, 4, bias=False)
 
-    def forward(self, x):
-        e = self.embed(self.pool(self.body(x)))
-        return self.rank(e), self.suit(e), e
+    def face_branch(self, x):
+        e = self.face(x)
+        return (
+            self.face_rank(e),
+            self.face_suit(e),
+            e,
+            self.joint_face_rank(e),
+            self.joint_face_suit(e),
+        )
+
+    def index_branch(self, a, b):
+        e = torch.maximum(self.index(a), self.index(b))
+        return (
+            self.index_rank(e),
+            self.index_suit(e),
+            e,
+            self.joint_index_rank(e),
+            self.joint_index_suit(e),
+        )
+
+    def forward(self, x, a, b):
+        """Every head's logits for cards seen one way up: what training fits."""
+        fr, fs, fe, jfr, jfs = self.face_branch(x)
+        ir, is_, ie, jir, jis = self.index_branch(a, b)
+        return {
+            "rank": jfr + jir,
+            "suit": jfs + jis,
+            "face_rank": fr,
+            "face_suit": fs,
+            "index_rank": ir,
+            "index_suit": is_,
+            "embed": torch.cat([fe, ie], 1),
+        }
 
 
-def _augment(x: torch.Tensor, gen: torch.Generator) -> torch.Tensor:
-    """Either way up, a few pixels of slack in the cut, a little contrast."""
+class Exported(nn.Module):
+    """The graph that ships: both branches side by side, each with its own batch."""
+
+    def __init__(self, net: Net):
+        super().__init__()
+        self.net = net
+
+    def forward(self, crop, corner_a, corner_b):
+        return (*self.net.face_branch(crop), *self.net.index_branch(corner_a, corner_b))
+
+
+def _augment(x, a, b, gen: torch.Generator):
+    """Either way up, a few pixels of slack in the cuts, a little contrast."""
     n = x.shape[0]
     flip = torch.rand(n, generator=gen) < 0.5
     x = torch.where(flip[:, None, None, None], x.flip(-1, -2), x)
+    turned = flip[:, None, None, None]
+    a, b = torch.where(turned, b, a), torch.where(turned, a, b)
     dy, dx = (int(v) for v in torch.randint(-3, 4, (2,), generator=gen))
     x = torch.roll(x, (dy, dx), (-2, -1))
+    dy, dx = (int(v) for v in torch.randint(-2, 3, (2,), generator=gen))
+    a, b = torch.roll(a, (dy, dx), (-2, -1)), torch.roll(b, (dy, dx), (-2, -1))
     scale = 1 + 0.15 * (torch.rand(n, 1, 1, 1, generator=gen) - 0.5)
-    return torch.cat([x[:, :1] * scale, x[:, 1:]], 1)
+    return tuple(torch.cat([t[:, :1] * scale, t[:, 1:]], 1) for t in (x, a, b))
 
 
-def loss_of(model: Net, x, rank, suit):
-    r, s, _ = model(x)
-    loss = F.cross_entropy(r, rank)
+WITNESS_WEIGHT = 0.5
+"""The face's and the index's own heads against the joint one: each must stand alone,
+since a read needs all three witnesses to agree."""
+
+
+def loss_of(model: Net, x, a, b, rank, suit):
+    out = model(x, a, b)
     card = rank != NONE
+    loss = F.cross_entropy(out["rank"], rank) + WITNESS_WEIGHT * F.cross_entropy(
+        out["face_rank"], rank
+    )
     if card.any():
-        loss = loss + F.cross_entropy(s[card], suit[card])
+        loss = loss + F.cross_entropy(out["suit"][card], suit[card])
+        loss = loss + WITNESS_WEIGHT * (
+            F.cross_entropy(out["face_suit"][card], suit[card])
+            + F.cross_entropy(out["index_rank"][card], rank[card])
+            + F.cross_entropy(out["index_suit"][card], suit[card])
+        )
     return loss
 
 
@@ -77,11 +156,11 @@ NONE_WEIGHT = 1.5
 def train(
     data, *, epochs: int, batch: int = 128, seed: int = 0, width: int = 16, init=None, log=print
 ):
-    """A trained :class:`Net` on ``data`` (stored x, rank, suit), in ``epochs`` passes;
-    from the weights in ``init`` (a saved state) when given, at a third of the rate."""
+    """A trained :class:`Net` on ``data`` (stored x, a, b, rank, suit), in ``epochs``
+    passes; from the weights in ``init`` (a saved state) when given, at a third of the rate."""
     torch.manual_seed(seed)
     gen = torch.Generator().manual_seed(seed)
-    x, rank, suit = data
+    x, a, b, rank, suit = data
     court = (rank >= 10) & (rank < NONE)
     weight = np.where(court, COURT_WEIGHT, 1.0) * np.where(rank == NONE, NONE_WEIGHT, 1.0)
     weight = torch.from_numpy(weight / weight.sum())
@@ -101,24 +180,31 @@ def train(
         total, seen = 0.0, 0
         for i in range(0, len(x), batch):
             idx = order[i : i + batch]
-            xb = _augment(torch.from_numpy(dequantise(x[idx.numpy()])), gen)
-            loss = loss_of(model, xb, rank_t[idx], suit_t[idx])
+            pick = idx.numpy()
+            xb, ab, bb = _augment(*(torch.from_numpy(dequantise(t[pick])) for t in (x, a, b)), gen)
+            loss = loss_of(model, xb, ab, bb, rank_t[idx], suit_t[idx])
             opt.zero_grad()
             loss.backward()
             opt.step()
             sched.step()
             total += loss.item() * len(idx)
             seen += len(idx)
-        log(f"epoch {epoch + 1}/{epochs}: loss {total / seen:.4f} ({time.time() - start:.0f} s)")
+        log(
+            f"epoch {epoch + 1}/{epochs}: loss {total / seen:.4f} ({time.time() - start:.0f} s)",
+            flush=True,
+        )
     model.eval()
     return model
 
 
 @torch.no_grad()
-def logits(model: Net, x: np.ndarray, batch: int = 512):
-    """Rank and suit logits and embeddings of stored samples, as numpy arrays."""
-    outs = [model(torch.from_numpy(dequantise(x[i : i + batch]))) for i in range(0, len(x), batch)]
-    return tuple(torch.cat([o[k] for o in outs]).numpy() for k in range(3))
+def logits(model: Net, x: np.ndarray, a: np.ndarray, b: np.ndarray, batch: int = 512) -> dict:
+    """Every head's logits, and the embeddings, of stored samples, as numpy arrays."""
+    outs = [
+        model(*(torch.from_numpy(dequantise(t[i : i + batch])) for t in (x, a, b)))
+        for i in range(0, len(x), batch)
+    ]
+    return {k: torch.cat([o[k] for o in outs]).numpy() for k in outs[0]}
 
 
 def temperature(logit: np.ndarray, label: np.ndarray) -> float:
@@ -135,27 +221,38 @@ def temperature(logit: np.ndarray, label: np.ndarray) -> float:
 
 
 def export(model: Net, path) -> None:
-    """The model as ONNX, for ``cv2.dnn.readNetFromONNX``; checked to give torch's answers."""
+    """The model as ONNX, for ``cv2.dnn.readNetFromONNX``; checked to give torch's answers
+    when the face crops and the corner pairs come in batches of their own sizes."""
     import cv2
 
-    from faro_pi.camera.finder import CROP
+    from faro_pi.camera.finder import CORNER, CROP
 
-    dummy = torch.randn(2, 2, CROP[1], CROP[0])
+    crop = torch.randn(4, 2, CROP[1], CROP[0])
+    a, b = torch.randn(2, 2, CORNER[1], CORNER[0]), torch.randn(2, 2, CORNER[1], CORNER[0])
+    graph = Exported(model).eval()  # the exporter puts the wrapper's mode back afterwards
     torch.onnx.export(
-        model,
-        dummy,
+        graph,
+        (crop, a, b),
         str(path),
-        input_names=["crop"],
+        input_names=["crop", "corner_a", "corner_b"],
         output_names=list(OUTPUTS),
         opset_version=13,
-        dynamic_axes={"crop": {0: "n"}, **{o: {0: "n"} for o in OUTPUTS}},
+        dynamic_axes={
+            "crop": {0: "n"},
+            "corner_a": {0: "m"},
+            "corner_b": {0: "m"},
+            **{o: {0: "n"} for o in FACE_OUTPUTS},
+            **{o: {0: "m"} for o in INDEX_OUTPUTS},
+        },
         dynamo=False,
     )
     net = cv2.dnn.readNetFromONNX(str(path))
-    net.setInput(dummy.numpy())
+    net.setInput(crop.numpy(), "crop")
+    net.setInput(a.numpy(), "corner_a")
+    net.setInput(b.numpy(), "corner_b")
     got = net.forward(list(OUTPUTS))
     with torch.no_grad():
-        want = model(dummy)
-    for name, a, b in zip(OUTPUTS, got, want, strict=True):
-        if not np.allclose(a, b.numpy(), atol=1e-3):
+        want = graph(crop, a, b)
+    for name, mine, theirs in zip(OUTPUTS, got, want, strict=True):
+        if mine.shape != tuple(theirs.shape) or not np.allclose(mine, theirs.numpy(), atol=1e-3):
             raise RuntimeError(f"the ONNX model's {name} differs from torch's under OpenCV")
