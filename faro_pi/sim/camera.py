@@ -87,8 +87,12 @@ class CameraShoe:
             self.tally.wrong.append({"laid": laid.code, "read": read.code})
 
     def _look(self) -> Seen | None:
+        """What the reader makes of the card laid. A no-read said before the card is seen
+        at rest is of the dealer's hand, held still over the box: the look goes on until
+        the card lies there to be read, or it would end on the hand and leave the card's
+        own frames to the next card's look."""
         for _ in range(FRAMES):
             seen = self.watch.see(self.camera.frame())
-            if seen is not None:
+            if seen is not None and (seen.card is not None or self.camera.at_rest):
                 return seen
         return None

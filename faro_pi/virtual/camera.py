@@ -61,6 +61,8 @@ class VirtualCamera:
         # a few fields of noise, taken in turn: drawing it afresh costs more than the read
         self._noise = [rng.standard_normal(shape, np.float32) * NOISE for _ in range(FIELDS)]
         self._frames = 0
+        self.at_rest = True
+        """Whether the frame given last showed the box at rest: no card being drawn, no hand."""
 
     def lay(self, card: Card | None) -> None:
         """``card`` comes on top (None: the box is emptied); the next frames show it drawn."""
@@ -79,6 +81,7 @@ class VirtualCamera:
 
     def frame(self) -> np.ndarray:
         """The camera's next frame: the card being drawn, then the box at rest."""
+        self.at_rest = not self._drawn
         image = self._drawn.pop(0) if self._drawn else self._view
         self._frames += 1
         noisy = image + self._noise[self._frames % FIELDS]
