@@ -16,18 +16,19 @@ class Shapes:
     """
 
     def __init__(self, rng: np.random.Generator):
-        self.lobe = rng.uniform(0.24, 0.3)  # heart and spade lobes' radius
-        self.overlap = rng.uniform(0.72, 0.92)  # how far apart the lobes stand, of it
+        self.lobe = rng.uniform(0.22, 0.32)  # heart and spade lobes' radius
+        self.overlap = rng.uniform(0.65, 0.95)  # how far apart the lobes stand, of it
         self.fullness = rng.uniform(0.25, 0.75)  # a heart's sides: straight V to round
         self.diamond = rng.uniform(0.58, 0.86)  # width for height
         self.bow = rng.uniform(-0.1, 0.06)  # a diamond's sides: drawn in (<0) or out
-        self.foot = rng.uniform(0.14, 0.3)  # the spade's and club's foot, half its width
-        self.foot_height = rng.uniform(0.2, 0.32)
+        self.foot = rng.uniform(0.1, 0.32)  # the spade's and club's foot, half its width
+        self.foot_height = rng.uniform(0.15, 0.34)
         self.flare = rng.uniform(0.0, 0.9)  # the foot's sides: straight to curved in
-        self.club = rng.uniform(0.19, 0.25)  # a club's side lobes
-        self.club_top = rng.uniform(0.9, 1.2)  # its top lobe, for a side lobe
-        self.club_angle = math.radians(rng.uniform(50, 62))
-        self.club_reach = rng.uniform(0.68, 0.8)  # lobes' centres apart, of their radii
+        self.club = rng.uniform(0.17, 0.28)  # a club's side lobes
+        self.club_top = rng.uniform(0.85, 1.3)  # its top lobe, for a side lobe
+        self.club_angle = math.radians(rng.uniform(45, 65))
+        # the lobes' centres apart, of their radii: at the low end one merged blob
+        self.club_reach = rng.uniform(0.52, 0.85)
 
     def mask(self, suit: str, height: int, hollow: bool = False) -> Image.Image:
         """The symbol ``height`` pixels tall, drawn at four times that and brought down."""
