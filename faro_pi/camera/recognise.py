@@ -6,11 +6,10 @@ witnesses agree on it surely enough on a calibrated scale: each witness's probab
 that rank times that suit, after temperature scaling, combined as a weighted geometric
 mean, against a threshold chosen on designs the model never saw, for the wrong-card goal
 first. One witness fooled (a 9 laid out like a 10, an index hidden under the rim) is then
-not enough to read a card wrong. Anything else is a no-read
-(the table's ``noread`` alarm), never a guess: a wrong card costs a void and a dispute, a
-no-read costs a tap. A taught deck (``teach``) adds a classifier over the model's
-embedding for the 52 faces of the deck in use; a taught read must also agree with the
-nearest taught card.
+not enough to read a card wrong. Anything else is a no-read (the table's ``noread``
+alarm), never a guess: a wrong card costs a void and a dispute, a no-read costs a tap. A
+taught deck (``teach``) adds a classifier over the model's embedding for the 52 faces of
+the deck in use; a taught read must also agree with the nearest taught card.
 """
 
 from __future__ import annotations
