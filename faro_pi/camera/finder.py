@@ -70,7 +70,8 @@ def find(image: np.ndarray) -> Cut | None:
     if quad is None:
         return None
     card_height = float(np.linalg.norm(quad[3] - quad[0])) * shrink
-    source, scale = _shrunk(image, max(1, int(card_height // CORNER_SOURCE)))
+    scale = max(1, int(card_height // CORNER_SOURCE))
+    source = small if scale == shrink else _shrunk(image, scale)[0]
     return Cut(cut(small, quad), corners(source, quad * (shrink / scale)))
 
 

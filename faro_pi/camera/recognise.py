@@ -60,7 +60,9 @@ class Look:
     ``index_suit``."""
 
 
-HEADS = ("rank", "suit", "face_rank", "face_suit", "index_rank", "index_suit")
+WITNESS_HEADS = ("face_rank", "face_suit", "index_rank", "index_suit")
+"""The face's and the index's own heads, beside the joint one."""
+HEADS = ("rank", "suit", *WITNESS_HEADS)
 """The heads a temperature is fitted for."""
 
 
@@ -160,12 +162,12 @@ class Recogniser:
         n = len(cuts)
         made = [finder.inputs(cut) for cut in cuts]
         faces, corner_a, corner_b = (np.stack([m[i] for m in made]) for i in range(3))
-        faces = np.concatenate([faces, faces[:, :, ::-1, ::-1]])
-        self._net.setInput(np.ascontiguousarray(faces), "crop")
+        faces = np.concatenate([faces, faces[:, :, ::-1, ::-1]])  # a new, contiguous array
+        self._net.setInput(faces, "crop")
         self._net.setInput(corner_a, "corner_a")
         self._net.setInput(corner_b, "corner_b")
         out = dict(zip(OUTPUTS, self._net.forward(list(OUTPUTS)), strict=True))
-        both = {k: (out[k][:n] + out[k][n:]) / 2 for k in OUTPUTS[:5]}
+        both = {k: (out[k][:n] + out[k][n:]) / 2 for k in FACE_OUTPUTS}
         logit = {
             "rank": both["joint_face_rank"] + out["joint_index_rank"],
             "suit": both["joint_face_suit"] + out["joint_index_suit"],
@@ -179,23 +181,14 @@ class Recogniser:
         embed = np.concatenate([_unit(both["face_embed"]), _unit(out["index_embed"])], 1)
         embed = embed / np.sqrt(2)
         return [
-            Look(p["rank"][i], p["suit"][i], embed[i], {k: p[k][i] for k in HEADS[2:]})
+            Look(p["rank"][i], p["suit"][i], embed[i], {k: p[k][i] for k in WITNESS_HEADS})
             for i in range(n)
         ]
 
 
-OUTPUTS = (  # the face branch's five, then the index branch's
-    "face_rank",
-    "face_suit",
-    "face_embed",
-    "joint_face_rank",
-    "joint_face_suit",
-    "index_rank",
-    "index_suit",
-    "index_embed",
-    "joint_index_rank",
-    "joint_index_suit",
-)
+FACE_OUTPUTS = ("face_rank", "face_suit", "face_embed", "joint_face_rank", "joint_face_suit")
+INDEX_OUTPUTS = ("index_rank", "index_suit", "index_embed", "joint_index_rank", "joint_index_suit")
+OUTPUTS = FACE_OUTPUTS + INDEX_OUTPUTS
 """The exported model's outputs (see ``training/net.py``): the face branch's for each face
 crop, the index branch's for each card's pair of corners; the joint heads are linear, so
 each branch gives its share."""

@@ -114,7 +114,7 @@ def _key(folders) -> str:
 def _calibrate(model, data) -> dict:
     """Temperatures, the witnesses' weights and the untaught threshold, from the held-out
     designs' samples, read as the reader reads them (the face both ways up)."""
-    from faro_pi.camera.recognise import HEADS, Look, agreement
+    from faro_pi.camera.recognise import HEADS, WITNESS_HEADS, Look, agreement
     from faro_pi.camera.training import net
 
     x, a, b, rank, suit = data
@@ -122,15 +122,14 @@ def _calibrate(model, data) -> dict:
     other = net.logits(model, np.ascontiguousarray(x[:, :, ::-1, ::-1]), b, a)
     logit = {k: (one[k] + other[k]) / 2 for k in HEADS}
     card = rank != dataset.NONE
-    temperatures = {
-        k: net.temperature(v, rank) if k in ("rank", "face_rank") else 1.0 for k, v in logit.items()
-    }
+    # "not a card" is a class of the joint and the face rank heads, not of the index's
+    temperatures = {k: net.temperature(logit[k], rank) for k in ("rank", "face_rank")}
+    temperatures["index_rank"] = net.temperature(logit["index_rank"][card], rank[card])
     for k in ("suit", "face_suit", "index_suit"):
         temperatures[k] = net.temperature(logit[k][card], suit[card])
-    temperatures["index_rank"] = net.temperature(logit["index_rank"][card], rank[card])
     p = {k: _softmax(v / temperatures[k]) for k, v in logit.items()}
     looks = [
-        Look(p["rank"][i], p["suit"][i], np.zeros(1), {k: p[k][i] for k in HEADS[2:]})
+        Look(p["rank"][i], p["suit"][i], np.zeros(1), {k: p[k][i] for k in WITNESS_HEADS})
         for i in range(len(rank))
     ]
     guess_rank, guess_suit = p["rank"].argmax(1), p["suit"].argmax(1)

@@ -16,15 +16,24 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
-from faro_pi.camera.recognise import OUTPUTS
+from faro_pi.camera.recognise import FACE_OUTPUTS, INDEX_OUTPUTS, OUTPUTS
 from faro_pi.camera.training.dataset import NONE, dequantise
-
-FACE_OUTPUTS, INDEX_OUTPUTS = OUTPUTS[:5], OUTPUTS[5:]
 
 
 def _block(cin: int, cout: int, stride: int) -> nn.Sequential:
     return nn.Sequential(
         nn.Conv2d(cin, cout, 3, stride, 1, bias=False), nn.BatchNorm2d(cout), nn.ReLU()
+    )
+
+
+def _branch(blocks, pool: int, cells: int, embed: int) -> nn.Sequential:
+    """Convolutions of (channels, stride), pooled to ``cells`` places, then an embedding."""
+    layers, cin = [], 2
+    for cout, stride in blocks:
+        layers.append(_block(cin, cout, stride))
+        cin = cout
+    return nn.Sequential(
+        *layers, nn.AvgPool2d(pool), nn.Flatten(), nn.Linear(cin * cells, embed), nn.ReLU()
     )
 
 
@@ -36,28 +45,10 @@ class Net(nn.Module):
     def __init__(self, width: int = 16, embed: int = 128):
         super().__init__()
         w = width
-        self.face = nn.Sequential(
-            _block(2, w, 2),
-            _block(w, 2 * w, 2),
-            _block(2 * w, 4 * w, 2),
-            _block(4 * w, 8 * w, 2),
-            _block(8 * w, 8 * w, 1),
-            nn.AvgPool2d(2),  # 8×6 -> 4×3: where on the card still counts
-            nn.Flatten(),
-            nn.Linear(8 * w * 12, embed),
-            nn.ReLU(),
-        )
-        self.index = nn.Sequential(
-            _block(2, w, 1),
-            _block(w, 2 * w, 2),
-            _block(2 * w, 4 * w, 2),
-            _block(4 * w, 6 * w, 2),
-            _block(6 * w, 6 * w, 1),
-            nn.AvgPool2d(3),  # 9×6 -> 3×2: the rank above, the suit below
-            nn.Flatten(),
-            nn.Linear(6 * w * 6, embed),
-            nn.ReLU(),
-        )
+        self.face = _branch([(w, 2), (2 * w, 2), (4 * w, 2), (8 * w, 2), (8 * w, 1)], 2, 12, embed)
+        # 8×6 -> 4×3: where on the card still counts
+        self.index = _branch([(w, 1), (2 * w, 2), (4 * w, 2), (6 * w, 2), (6 * w, 1)], 3, 6, embed)
+        # 9×6 -> 3×2: the rank above, the suit below
         self.face_rank, self.face_suit = nn.Linear(embed, NONE + 1), nn.Linear(embed, 4)
         self.index_rank, self.index_suit = nn.Linear(embed, NONE), nn.Linear(embed, 4)
         self.joint_face_rank = nn.Linear(embed, NONE + 1)
