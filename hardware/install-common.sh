@@ -7,6 +7,7 @@ PREFIX=${PREFIX:-/opt/faro-pi}
 CONF_DIR=/etc/faro-pi
 CONFIG=$CONF_DIR/config.toml
 UNIT=/etc/systemd/system/faro-pi.service
+CAMERA_UNIT=/etc/systemd/system/faro-pi-camera.service
 RULE=/etc/udev/rules.d/99-faro-reader.rules
 STATE_DIR=/var/lib/faro-pi
 TOKEN=$STATE_DIR/console.token

@@ -8,6 +8,8 @@
 #   /etc/faro-pi/config.toml      the table's config (never overwritten),
 #                                 0640 root:faro-pi: the group faro-pi reads it
 #   /etc/systemd/system/faro-pi.service
+#   /etc/systemd/system/faro-pi-camera.service   the camera reader, enabled and
+#                                 started when camera.source is "csi" or "usb"
 #   /etc/udev/rules.d/99-faro-reader.rules   the reader as /dev/faro-reader
 #   /var/lib/faro-pi/             the journal, made by systemd at first start,
 #                                 and console.token, 0640: the group faro-pi reads it
@@ -126,8 +128,17 @@ fi
 # events' encoding): pip builds it from its sources, with a C compiler and
 # Python's headers, taken here; a few minutes on a Pi Zero 2 W, once per upgrade
 # of msgspec. The 64-bit OS needs neither.
+#
+# The camera reader (camera.source "csi" or "usb") reads its model with Raspberry Pi
+# OS's OpenCV and numpy, and a Camera Module through its picamera2: no wheels.
+camera_source=$(toml_value camera source "$DESTDIR$CONFIG")
+[ -n "$camera_source" ] || camera_source=$(toml_value camera source "$SRC/faro_pi/config.example.toml")
 if [ -z "${FARO_PI_NO_APT:-}" ] && command -v apt-get >/dev/null 2>&1; then
     packages="python3-venv python3-pil"
+    case $camera_source in
+    csi) packages="$packages python3-opencv python3-numpy python3-picamera2" ;;
+    usb) packages="$packages python3-opencv python3-numpy" ;;
+    esac
     if [ "$(dpkg --print-architecture 2>/dev/null)" = armhf ]; then
         packages="$packages gcc libc6-dev python3-dev"
     fi
@@ -180,10 +191,12 @@ else
     say "+ $VENV/bin/python -m pip install --upgrade '$sources[pi]' (a copy of $SRC)"
     "$VENV/bin/python" -m pip install --upgrade "$sources[pi]"
 fi
-install -d -m 0755 "$VENV" "$VENV/docs"
+install -d -m 0755 "$VENV" "$VENV/docs" "$VENV/hardware"
 install -m 0644 "$SRC/README.md" "$VENV/README.md"
-# the units' Documentation= (README.md, docs/floor.md) and the README's links into docs/
+# the units' Documentation= (README.md, docs/floor.md, hardware/README.md) and the
+# README's links into docs/
 install -m 0644 "$SRC"/docs/*.md "$VENV/docs/"
+install -m 0644 "$SRC/hardware/README.md" "$VENV/hardware/README.md"
 
 # -- the command on every login's PATH: a link, never over a file of someone else's --
 install -d -m 0755 "$DESTDIR$(dirname "$COMMAND")"
@@ -220,6 +233,9 @@ sed -e "s|/opt/faro-pi|$PREFIX|g" \
     "$SRC/systemd/faro-pi.service" >"$unit_tmp"
 install -m 0644 "$unit_tmp" "$DESTDIR$UNIT"
 say "wrote $DESTDIR$UNIT"
+sed -e "s|/opt/faro-pi|$PREFIX|g" "$SRC/systemd/faro-pi-camera.service" >"$unit_tmp"
+install -m 0644 "$unit_tmp" "$DESTDIR$CAMERA_UNIT"
+say "wrote $DESTDIR$CAMERA_UNIT"
 install -m 0644 "$SRC/hardware/99-faro-reader.rules" "$DESTDIR$RULE"
 say "wrote $DESTDIR$RULE"
 
@@ -321,6 +337,15 @@ step systemctl daemon-reload
 step systemctl enable faro-pi
 # restart, not start: an upgrade takes effect at once.
 step systemctl restart faro-pi
+case $camera_source in
+csi | usb)
+    step systemctl enable faro-pi-camera
+    step systemctl restart faro-pi-camera
+    ;;
+*)
+    step systemctl disable --now faro-pi-camera
+    ;;
+esac
 
 say ""
 say "faro-pi is installed in $PREFIX. Check the table with:"
@@ -330,6 +355,13 @@ say "  sudo systemctl start faro-pi"
 say "Let a lookout's login use faro-pi (status, bet, ...) with the config and the"
 say "console's token: add it to the group $SERVICE_USER, then log in again:"
 say "  sudo usermod -aG $SERVICE_USER ${SUDO_USER:-LOGIN}"
+case $camera_source in
+csi | usb) ;;
+*)
+    say "For the camera reader over the box, set camera.source (\"csi\" or \"usb\") and"
+    say "reader.port in $CONFIG, then run this install again."
+    ;;
+esac
 if [ -n "$reboot_needed" ]; then
     say "Then reboot, so that I²C, SPI and the PWM are as the boot config now says: sudo reboot"
 fi

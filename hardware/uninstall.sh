@@ -19,6 +19,11 @@ if [ -z "$DESTDIR" ] && [ "$(id -u)" -ne 0 ]; then
     exit 1
 fi
 
+if [ -e "$DESTDIR$CAMERA_UNIT" ]; then
+    step systemctl disable --now faro-pi-camera
+    rm -f "$DESTDIR$CAMERA_UNIT"
+    say "removed $DESTDIR$CAMERA_UNIT"
+fi
 if [ -e "$DESTDIR$UNIT" ]; then
     step systemctl disable --now faro-pi
     rm -f "$DESTDIR$UNIT"

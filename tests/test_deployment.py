@@ -615,6 +615,42 @@ def test_uninstall_removes_the_install_but_keeps_the_journal(tmp_path):
     assert journal_path.read_bytes() == kept
     assert f"kept the journal in {tmp_path}/var/lib/faro-pi" in out
     assert "skipped (DESTDIR): systemctl disable --now faro-pi" in out
+    assert "skipped (DESTDIR): systemctl disable --now faro-pi-camera" in out
+    assert not (tmp_path / "etc/systemd/system/faro-pi-camera.service").exists()
+
+
+@pytest.mark.parametrize(
+    ("source", "packages"),
+    [
+        ("none", set()),
+        ("usb", {"python3-opencv", "python3-numpy"}),
+        ("csi", {"python3-opencv", "python3-numpy", "python3-picamera2"}),
+    ],
+)
+def test_the_camera_reader_runs_when_the_config_names_a_camera(tmp_path, source, packages):
+    """The camera's unit is always installed (with the daemon's PREFIX), and enabled and
+    started, with Raspberry Pi OS's OpenCV, only when camera.source names a camera."""
+    root = tmp_path / "root"
+    config = root / "etc/faro-pi/config.toml"
+    config.parent.mkdir(parents=True)
+    config.write_text(EXAMPLE.read_text().replace('source = "none"', f'source = "{source}"'))
+    bin_folder = tmp_path / "bin"
+    bin_folder.mkdir()
+    for name, script in (("dpkg", "echo arm64"), ("apt-cache", "exit 0")):
+        (bin_folder / name).write_text(f"#!/bin/sh\n{script}\n")
+        (bin_folder / name).chmod(0o755)
+    path = f"{bin_folder}:{os.environ['PATH']}"
+    out = install(root, FARO_PI_NO_APT="", PATH=path, PREFIX="/srv/faro")
+    [line] = [line for line in out.splitlines() if "apt-get install" in line]
+    camera = {p for p in line.split() if "opencv" in p or "numpy" in p or "picamera" in p}
+    assert camera == packages
+    unit = (root / "etc/systemd/system/faro-pi-camera.service").read_text()
+    command = one(unit_settings(unit), "Service.ExecStart").split()
+    assert command[:3] == ["/srv/faro/bin/faro-pi", "camera", "run"]
+    started = "skipped (DESTDIR): systemctl restart faro-pi-camera" in out
+    assert started == (source != "none")
+    assert ("skipped (DESTDIR): systemctl disable --now faro-pi-camera" in out) == (not started)
+    assert ("set camera.source" in out) == (not started)
 
 
 def test_uninstall_keeps_an_edited_config(tmp_path):
@@ -639,10 +675,11 @@ def test_the_scripts_are_posix_sh_that_stop_on_errors():
 
 
 def test_every_units_documentation_is_installed(tmp_path):
-    """Both units' Documentation= (the floor's is docs/floor.md) are files the install puts
-    under the virtualenv, with the README's docs beside it."""
+    """Every unit's Documentation= (the floor's is docs/floor.md, the camera's
+    hardware/README.md) is a file the install puts under the virtualenv, with the
+    README's docs beside it."""
     install(tmp_path)
-    for name in ("faro-pi.service", "faro-pi-floor.service"):
+    for name in ("faro-pi.service", "faro-pi-floor.service", "faro-pi-camera.service"):
         settings = unit_settings((ROOT / "systemd" / name).read_text())
         for url in one(settings, "Unit.Documentation").split():
             path = tmp_path / url.removeprefix("file:///")
