@@ -16,7 +16,7 @@ import pytest
 from faro_pi.camera import finder, scene
 from faro_pi.camera.recognise import DECK_FILE, DeckError, Reading, Recogniser
 from faro_pi.camera.training import designs
-from faro_pi.camera.training.dataset import load_faces, pattern_back
+from faro_pi.camera.training.dataset import load_faces
 from faro_pi.cli import main
 from faro_pi.game.cards import CARD_BY_CODE, DECK
 
@@ -110,7 +110,7 @@ def test_two_cards_overlapping_are_a_noread(faces, recogniser):
 def test_a_back_and_a_joker_are_noreads(faces, recogniser):
     rng = np.random.default_rng(4)
     jokers = held_out(WITH_JOKERS).others
-    others = [*faces.others, *jokers, pattern_back(rng), pattern_back(rng)]
+    others = [*faces.others, *jokers, scene.back(rng), scene.back(rng)]
     assert faces.others and len(jokers) == 3, "a back, and bellot's back and two jokers"
     for face in others:
         for _ in range(2):
@@ -177,6 +177,14 @@ def test_teach_then_read_with_the_taught_deck(tmp_path, faces, capsys):
     read = [line.split()[1] for line in capsys.readouterr().out.splitlines()]
     assert [r for r, code in zip(read, codes, strict=True) if r not in (code, "noread")] == []
     assert read.count("noread") <= 1
+    taught = Recogniser.load(deck=deck)
+    for a, b in (("KS", "QD"), ("2H", "9C")):
+        assert taught.read(scene.overlapping(faces.cards[a], faces.cards[b], rng)).card is None
+    assert taught.read(scene.view(scene.back(rng), rng)).card is None
+    assert taught.read(scene.empty(rng)) == Reading(None, 0.0)
+    for code in ("KS", "7D", "AC"):  # the card under the hand, or a no-read: never another
+        still = scene.hand(scene.view(faces.cards[code], rng), rng, cover=0.5)
+        assert taught.read(still).card in (None, CARD_BY_CODE[code]), code
 
 
 def test_teach_wants_one_of_each_of_the_52_cards(tmp_path, faces, capsys):
@@ -193,14 +201,18 @@ def test_teach_wants_one_of_each_of_the_52_cards(tmp_path, faces, capsys):
     assert "must be its card's code" in capsys.readouterr().err
 
 
-def test_a_deck_taught_for_another_model_is_refused(tmp_path):
-    np.savez(
-        tmp_path / DECK_FILE,
-        weights=np.zeros((52, 1)),
-        bias=np.zeros(52),
-        prototypes=np.zeros((52, 1)),
-        threshold=0.5,
-        model="another",
-    )
-    with pytest.raises(DeckError, match="teach the deck again"):
+def test_a_deck_taught_for_another_model_or_by_an_older_faro_pi_is_refused(tmp_path):
+    deck = {
+        "weights": np.zeros((53, 1)),
+        "bias": np.zeros(53),
+        "prototypes": np.zeros((52, 1)),
+        "threshold": 0.5,
+        "gates": np.full(52, 0.5),
+    }
+    np.savez(tmp_path / DECK_FILE, **deck, model="another")
+    with pytest.raises(DeckError, match="taught for another model: teach the deck again"):
+        Recogniser.load(tmp_path)
+    del deck["gates"]
+    np.savez(tmp_path / DECK_FILE, **deck, model=Recogniser.load().model)
+    with pytest.raises(DeckError, match=r"taught by an older faro-pi .*: teach the deck again"):
         Recogniser.load(tmp_path)

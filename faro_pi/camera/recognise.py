@@ -9,7 +9,8 @@ first. One witness fooled (a 9 laid out like a 10, an index hidden under the rim
 not enough to read a card wrong. Anything else is a no-read (the table's ``noread``
 alarm), never a guess: a wrong card costs a void and a dispute, a no-read costs a tap. A
 taught deck (``teach``) adds a classifier over the model's embedding for the 52 faces of
-the deck in use; a taught read must also agree with the nearest taught card.
+the deck in use and for "none of them"; a taught read must also agree with the nearest
+taught card.
 """
 
 from __future__ import annotations
@@ -30,6 +31,8 @@ SETTINGS = Path(__file__).with_name("model.json")
 """The temperatures and thresholds the training script chose for ``MODEL``."""
 NONE = 13
 """The rank head's class for what is not a card face (a back, a joker, a hand)."""
+NOT_A_CARD = 52
+"""A taught deck's class for what is none of its 52 faces."""
 DECK_FILE = "deck.npz"
 """What ``teach`` writes into a deck folder."""
 
@@ -81,19 +84,27 @@ def agreement(look: Look, rank: int, suit: int, witnesses: dict[str, float]) -> 
 
 @dataclass(frozen=True)
 class Taught:
-    """A taught deck: a softmax over the 52 cards on each look's features, and each
-    card's mean embedding (its prototype)."""
+    """A taught deck: a softmax over the 52 cards and "none of them" on each look's
+    features, each card's mean embedding (its prototype), and each card's gate: how much
+    like "not a card" the general model may find it (its teaching views' most, at least
+    ``GATE``), since a deck's odd face may look so while a hand over a card looks more so."""
 
     weights: np.ndarray
     bias: np.ndarray
     prototypes: np.ndarray
     threshold: float
+    gates: np.ndarray
+
+    GATE = 0.5
+    GATE_MOST = 0.995
 
     def read(self, look: Look) -> Reading:
         p = softmax(self.weights @ taught_features(look) + self.bias)
         best = int(np.argmax(p))
+        if best == NOT_A_CARD:
+            return Reading(None, 0.0)
         nearest = int(np.argmax(self.prototypes @ look.embed))
-        if best != nearest or look.rank[NONE] > 0.5 or p[best] < self.threshold:
+        if best != nearest or look.rank[NONE] > self.gates[best] or p[best] < self.threshold:
             return Reading(None, float(p[best]))
         return Reading(DECK[best], float(p[best]))
 
@@ -203,8 +214,17 @@ def load_deck(folder: Path, model: str) -> Taught:
     try:
         data = np.load(path)
         stored = str(data["model"])
-        taught = Taught(data["weights"], data["bias"], data["prototypes"], float(data["threshold"]))
-    except (OSError, KeyError, ValueError) as exc:
+        taught = Taught(
+            data["weights"],
+            data["bias"],
+            data["prototypes"],
+            float(data["threshold"]),
+            data["gates"],
+        )
+    except KeyError as exc:
+        older = f"{path}: taught by an older faro-pi ({exc}): teach the deck again"
+        raise DeckError(older) from exc
+    except (OSError, ValueError) as exc:
         raise DeckError(f"{path}: no taught deck here ({exc}): run faro-pi camera teach") from exc
     if stored != model:
         raise DeckError(f"{path}: taught for another model: teach the deck again")

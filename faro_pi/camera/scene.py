@@ -253,6 +253,25 @@ def empty(rng: np.random.Generator, size: tuple[int, int] = (640, 480)) -> np.nd
     return np.clip(_texture(rng, h, w, 1.0), 0, 255).astype(np.uint8)
 
 
+def back(rng: np.random.Generator, height: int = 300) -> np.ndarray:
+    """A made-up card back: a white border round a repeating coloured pattern."""
+    width = round(height * 63 / 88)
+    ys, xs = np.mgrid[0:height, 0:width].astype(np.float32)
+    period = rng.uniform(4, 30)
+    angle = rng.uniform(0, np.pi)
+    wave = np.sin((xs * np.cos(angle) + ys * np.sin(angle)) / period * 2 * np.pi)
+    if rng.random() < 0.5:
+        wave = wave * np.sin((xs * np.sin(angle) - ys * np.cos(angle)) / period * 2 * np.pi)
+    a, b = rng.uniform(0, 255, 3), rng.uniform(0, 255, 3)
+    t = (wave[..., None] > rng.uniform(-0.5, 0.5)).astype(np.float32)
+    face = a * t + b * (1 - t)
+    border = int(rng.uniform(0.02, 0.08) * height)
+    inner = np.zeros((height, width), bool)
+    inner[border : -border or None, border : -border or None] = True
+    face[~inner] = 245
+    return np.dstack([face, np.full((height, width), 255.0)]).astype(np.uint8)
+
+
 def hand(still: np.ndarray, rng: np.random.Generator, cover: float = 0.5) -> np.ndarray:
     """``still`` with a hand over part of it: a palm and fingers, skin-toned and shaded."""
     h, w = still.shape[:2]

@@ -4,9 +4,13 @@ Each image is one card of the deck, named by its code (``KD.png``, ``10H.png``):
 face file (the whole upright face, transparent or not outside its corners) or a still from
 the camera of that card in the box in nominal light. From each face the camera's model
 (:mod:`faro_pi.camera.scene`) makes views across the whole contract; the model's look at
-each view trains a small softmax over the 52 cards (numpy, a few seconds) and gives each
-card's prototype. A taught read must win that softmax, match the nearest prototype, and
-clear the taught threshold the training script chose on designs it never saw.
+each view trains a small softmax over the 52 cards and "none of them" (numpy, a few
+seconds), and gives each card's prototype. "None of them" is taught from this deck's own
+cards under a hand, two of them askew and made-up backs, so the deck's odd faces (a seven
+laid out as no deck the model saw) are known for cards and a hand over one is not. A
+taught read must win that softmax, match the nearest prototype, look no less like a card
+to the general model than the card's own teaching views did, and clear the taught
+threshold the training script chose on designs it never saw.
 """
 
 from __future__ import annotations
@@ -17,11 +21,21 @@ import cv2
 import numpy as np
 
 from faro_pi.camera import finder, scene
-from faro_pi.camera.recognise import DECK_FILE, Recogniser, Taught, softmax, taught_features
+from faro_pi.camera.recognise import (
+    DECK_FILE,
+    NONE,
+    NOT_A_CARD,
+    Recogniser,
+    Taught,
+    softmax,
+    taught_features,
+)
 from faro_pi.game.cards import CARD_BY_CODE, DECK, Card
 
 VIEWS = 24
 """Views made of each taught card: about half a minute of CPU for a deck here."""
+NOT_CARDS = 156
+"""Views of what is none of the deck's faces: a hand over a card, two cards, a back."""
 SIZES = ((320, 240), (640, 480), (480, 640), (800, 600))
 """Stills of the sizes a camera gives: the corners are cut sharper from larger ones."""
 
@@ -82,9 +96,11 @@ def teach(
     faces: dict[Card, np.ndarray],
     rng: np.random.Generator,
     views: int = VIEWS,
+    not_cards: int = NOT_CARDS,
 ) -> Taught:
-    """The taught deck for ``faces``, from ``views`` views of each."""
-    feats, labels, embeds = [], [], []
+    """The taught deck for ``faces``, from ``views`` views of each and ``not_cards`` views
+    of what is none of them."""
+    feats, labels, embeds, nones = [], [], [], []
     for card, face in faces.items():
         cuts = []
         for i in range(views * 2):
@@ -97,23 +113,55 @@ def teach(
         for look in recogniser.look(cuts):
             feats.append(taught_features(look))
             embeds.append(look.embed)
+            nones.append(look.rank[NONE])
             labels.append(card.index)
+    for look in recogniser.look(_not_cards(list(faces.values()), rng, not_cards)):
+        feats.append(taught_features(look))
+        labels.append(NOT_A_CARD)
     x, y, e = np.array(feats), np.array(labels), np.array(embeds)
     weights, bias = _fit(x, y)
-    prototypes = np.stack([e[y == i].mean(axis=0) for i in range(len(DECK))])
+    card_labels, nones = y[y != NOT_A_CARD], np.array(nones)
+    prototypes = np.stack([e[card_labels == i].mean(axis=0) for i in range(len(DECK))])
     prototypes /= np.linalg.norm(prototypes, axis=1, keepdims=True) + 1e-9
-    return Taught(weights, bias, prototypes, float(recogniser.settings["taught_threshold"]))
+    most = np.array([nones[card_labels == i].max(initial=0.0) for i in range(len(DECK))])
+    gates = np.clip(most, Taught.GATE, Taught.GATE_MOST)
+    threshold = float(recogniser.settings["taught_threshold"])
+    return Taught(weights, bias, prototypes, threshold, gates)
+
+
+def _not_cards(faces: list[np.ndarray], rng: np.random.Generator, count: int) -> list:
+    """Cuts of what the box may show that is none of the deck's faces, found as a card."""
+    cuts = []
+    for i in range(count * 2):
+        size = SIZES[i % len(SIZES)]
+        a, b = rng.integers(len(faces), size=2)
+        kind = i % 3
+        if kind == 0:
+            cover = rng.uniform(0.25, 0.7)
+            still = scene.hand(scene.view(faces[a], rng, size), rng, cover=cover)
+        elif kind == 1:
+            still = scene.overlapping(faces[a], faces[b], rng, size)
+        else:
+            still = scene.view(scene.back(rng), rng, size)
+        cut = finder.find(still)
+        if cut is not None:
+            cuts.append(cut)
+        if len(cuts) == count:
+            break
+    return cuts
 
 
 def _fit(x: np.ndarray, y: np.ndarray, steps: int = 500, decay: float = 1e-3):
-    """A 52-way softmax on ``x`` by gradient descent (full batch, numpy), on standardised
-    features with the step the features' own scale allows; folded back to raw features."""
+    """A softmax over the 52 cards and "none of them" on ``x`` by gradient descent (full
+    batch, numpy), on standardised features with the step the features' own scale allows;
+    folded back to raw features."""
     mean, scale = x.mean(axis=0), x.std(axis=0) + 1e-6
     z = (x - mean) / scale
     n, d = z.shape
     rate = 2.0 / float(np.linalg.eigvalsh(z.T @ z / n)[-1])
-    weights, bias = np.zeros((len(DECK), d)), np.zeros(len(DECK))
-    target = np.eye(len(DECK))[y]
+    classes = NOT_A_CARD + 1
+    weights, bias = np.zeros((classes, d)), np.zeros(classes)
+    target = np.eye(classes)[y]
     for _ in range(steps):
         grad = (softmax(z @ weights.T + bias) - target) / n
         weights -= rate * (grad.T @ z + decay * weights)
@@ -131,6 +179,7 @@ def save(taught: Taught, folder: Path, model: str) -> Path:
         bias=taught.bias,
         prototypes=taught.prototypes,
         threshold=taught.threshold,
+        gates=taught.gates,
         model=model,
     )
     return path

@@ -197,14 +197,15 @@ def _taught_threshold(model: Path, folders, args) -> float:
     rng = np.random.default_rng(7)
     confidence, right = [], []
     views = 2 if args.tiny else 4
+    sizes = dataset.SIZES + dataset.LARGE
     for name, folder in folders:
         faces = dataset.load_faces(name, folder).cards
         faces = {c: faces[c.code] for c in DECK if c.code in faces}
         recogniser.taught = teach(recogniser, faces, rng, views=2 if args.tiny else 12)
         recogniser.taught = _open(recogniser.taught)
         for card, face in faces.items():
-            for i in range(views):
-                size = (dataset.SIZES + dataset.LARGE)[i % 9]
+            for _ in range(views):
+                size = sizes[rng.integers(len(sizes))]
                 cut = finder.find(scene.view(face, rng, size))
                 if cut is None:
                     continue

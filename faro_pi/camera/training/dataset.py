@@ -103,25 +103,6 @@ def recolour(face: np.ndarray, suit: str, rng: np.random.Generator) -> np.ndarra
     return out
 
 
-def pattern_back(rng: np.random.Generator, height: int = 300) -> np.ndarray:
-    """A made-up card back: a white border round a repeating coloured pattern."""
-    width = round(height * 63 / 88)
-    ys, xs = np.mgrid[0:height, 0:width].astype(np.float32)
-    period = rng.uniform(4, 30)
-    angle = rng.uniform(0, np.pi)
-    wave = np.sin((xs * np.cos(angle) + ys * np.sin(angle)) / period * 2 * np.pi)
-    if rng.random() < 0.5:
-        wave = wave * np.sin((xs * np.sin(angle) - ys * np.cos(angle)) / period * 2 * np.pi)
-    a, b = rng.uniform(0, 255, 3), rng.uniform(0, 255, 3)
-    t = (wave[..., None] > rng.uniform(-0.5, 0.5)).astype(np.float32)
-    face = a * t + b * (1 - t)
-    border = int(rng.uniform(0.02, 0.08) * height)
-    inner = np.zeros((height, width), bool)
-    inner[border : -border or None, border : -border or None] = True
-    face[~inner] = 245
-    return np.dstack([face, np.full((height, width), 255.0)]).astype(np.uint8)
-
-
 def sample(designs: list[Faces], rng: np.random.Generator):
     """One (stored face, corner, corner, rank, suit) sample, or None when the finder found no card
     (the reader would say no-read, and there is nothing to learn)."""
@@ -142,7 +123,7 @@ def sample(designs: list[Faces], rng: np.random.Generator):
     elif kind < 0.90 and design.others:
         still = scene.view(design.others[rng.integers(len(design.others))], rng, size, wide=wide)
     elif kind < 0.92:
-        still = scene.view(pattern_back(rng), rng, size, wide=wide)
+        still = scene.view(scene.back(rng), rng, size, wide=wide)
     elif kind < 0.96:
         faces = list(design.cards.values())
         still = scene.hand(
