@@ -48,6 +48,13 @@ toml_value() {
         }' "$3"
 }
 
+# The table's setting KEY in [SECTION]: the installed config's, else the example's.
+config_value() {
+    value=$(toml_value "$1" "$2" "$DESTDIR$CONFIG")
+    [ -n "$value" ] || value=$(toml_value "$1" "$2" "$SRC/faro_pi/config.example.toml")
+    printf '%s\n' "$value"
+}
+
 # Sets each dtparam NAME=VALUE given in the boot config FILE, and prints `ok NAME=VALUE`
 # for one that was so already, `set NAME=VALUE` for one it changed. A dtparam line that
 # sets NAME (alone or in a list) takes the value in place. The others go in lines of their
@@ -131,8 +138,11 @@ fi
 #
 # The camera reader (camera.source "csi" or "usb") reads its model with Raspberry Pi
 # OS's OpenCV and numpy, and a Camera Module through its picamera2: no wheels.
-camera_source=$(toml_value camera source "$DESTDIR$CONFIG")
-[ -n "$camera_source" ] || camera_source=$(toml_value camera source "$SRC/faro_pi/config.example.toml")
+camera_source=$(config_value camera source)
+case $camera_source in
+csi | usb) camera_reader=yes ;;
+*) camera_reader="" ;;
+esac
 if [ -z "${FARO_PI_NO_APT:-}" ] && command -v apt-get >/dev/null 2>&1; then
     packages="python3-venv python3-pil"
     case $camera_source in
@@ -251,8 +261,7 @@ for candidate in /boot/firmware/config.txt /boot/config.txt; do
         break
     fi
 done
-leds_driver=$(toml_value leds driver "$DESTDIR$CONFIG")
-[ -n "$leds_driver" ] || leds_driver=$(toml_value leds driver "$SRC/faro_pi/config.example.toml")
+leds_driver=$(config_value leds driver)
 wanted="i2c_arm=on i2c_arm_baudrate=400000"
 case $leds_driver in
 *-spi) wanted="$wanted spi=on" ;;
@@ -286,8 +295,7 @@ fi
 # the daemon sets through /sys/class/pwm: nothing wakes to dim it (software PWM
 # wakes the Pi 800 times a second). Appended under [all]: a dtparam after a
 # dtoverlay line would be that overlay's parameter.
-leds_enable=$(toml_value leds enable "$DESTDIR$CONFIG")
-[ -n "$leds_enable" ] || leds_enable=$(toml_value leds enable "$SRC/faro_pi/config.example.toml")
+leds_enable=$(config_value leds enable)
 pwm_overlay=""
 case $leds_driver:$leds_enable in
 none:* | *:false) ;;
@@ -337,15 +345,12 @@ step systemctl daemon-reload
 step systemctl enable faro-pi
 # restart, not start: an upgrade takes effect at once.
 step systemctl restart faro-pi
-case $camera_source in
-csi | usb)
+if [ -n "$camera_reader" ]; then
     step systemctl enable faro-pi-camera
     step systemctl restart faro-pi-camera
-    ;;
-*)
+else
     step systemctl disable --now faro-pi-camera
-    ;;
-esac
+fi
 
 say ""
 say "faro-pi is installed in $PREFIX. Check the table with:"
@@ -355,13 +360,10 @@ say "  sudo systemctl start faro-pi"
 say "Let a lookout's login use faro-pi (status, bet, ...) with the config and the"
 say "console's token: add it to the group $SERVICE_USER, then log in again:"
 say "  sudo usermod -aG $SERVICE_USER ${SUDO_USER:-LOGIN}"
-case $camera_source in
-csi | usb) ;;
-*)
+if [ -z "$camera_reader" ]; then
     say "For the camera reader over the box, set camera.source (\"csi\" or \"usb\") and"
     say "reader.port in $CONFIG, then run this install again."
-    ;;
-esac
+fi
 if [ -n "$reboot_needed" ]; then
     say "Then reboot, so that I²C, SPI and the PWM are as the boot config now says: sudo reboot"
 fi

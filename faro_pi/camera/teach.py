@@ -100,55 +100,57 @@ def teach(
 ) -> Taught:
     """The taught deck for ``faces``, from ``views`` views of each and ``not_cards`` views
     of what is none of them."""
-    feats, labels, embeds, nones = [], [], [], []
+    feats, labels, prototypes, doubts = [], [], {}, {}
     for card, face in faces.items():
-        cuts = []
-        for i in range(views * 2):
-            still = scene.view(face, rng, SIZES[i % len(SIZES)], nominal=i == 0)
-            cut = finder.find(still)
-            if cut is not None:
-                cuts.append(cut)
-            if len(cuts) == views:
-                break
-        for look in recogniser.look(cuts):
-            feats.append(taught_features(look))
-            embeds.append(look.embed)
-            nones.append(look.rank[NONE])
-            labels.append(card.index)
+        looks = recogniser.look(
+            _found(
+                lambda i, face=face: scene.view(face, rng, SIZES[i % len(SIZES)], nominal=i == 0),
+                views,
+            )
+        )
+        feats += [taught_features(look) for look in looks]
+        labels += [card.index] * len(looks)
+        prototypes[card] = np.mean([look.embed for look in looks], axis=0)
+        doubts[card] = max((look.rank[NONE] for look in looks), default=0.0)
     for look in recogniser.look(_not_cards(list(faces.values()), rng, not_cards)):
         feats.append(taught_features(look))
         labels.append(NOT_A_CARD)
-    x, y, e = np.array(feats), np.array(labels), np.array(embeds)
-    weights, bias = _fit(x, y)
-    card_labels, nones = y[y != NOT_A_CARD], np.array(nones)
-    prototypes = np.stack([e[card_labels == i].mean(axis=0) for i in range(len(DECK))])
+    weights, bias = _fit(np.array(feats), np.array(labels))
+    prototypes = np.stack([prototypes[card] for card in DECK])  # in the classes' order
     prototypes /= np.linalg.norm(prototypes, axis=1, keepdims=True) + 1e-9
-    most = np.array([nones[card_labels == i].max(initial=0.0) for i in range(len(DECK))])
-    gates = np.clip(most, Taught.GATE, Taught.GATE_MOST)
+    gates = np.clip([doubts[card] for card in DECK], Taught.GATE, Taught.GATE_MOST)
     threshold = float(recogniser.settings["taught_threshold"])
     return Taught(weights, bias, prototypes, threshold, gates)
 
 
-def _not_cards(faces: list[np.ndarray], rng: np.random.Generator, count: int) -> list:
-    """Cuts of what the box may show that is none of the deck's faces, found as a card."""
+def _found(still, count: int) -> list[finder.Cut]:
+    """The first ``count`` cards the finder finds in ``still(0)``, ``still(1)``... tried at
+    most twice as many times."""
     cuts = []
     for i in range(count * 2):
-        size = SIZES[i % len(SIZES)]
-        a, b = rng.integers(len(faces), size=2)
-        kind = i % 3
-        if kind == 0:
-            cover = rng.uniform(0.25, 0.7)
-            still = scene.hand(scene.view(faces[a], rng, size), rng, cover=cover)
-        elif kind == 1:
-            still = scene.overlapping(faces[a], faces[b], rng, size)
-        else:
-            still = scene.view(scene.back(rng), rng, size)
-        cut = finder.find(still)
+        cut = finder.find(still(i))
         if cut is not None:
             cuts.append(cut)
         if len(cuts) == count:
             break
     return cuts
+
+
+def _not_cards(faces: list[np.ndarray], rng: np.random.Generator, count: int) -> list:
+    """Cuts of what the box may show that is none of the deck's faces, found as a card:
+    a hand over a card, two cards askew, a back, in turn."""
+
+    def still(i: int) -> np.ndarray:
+        size = SIZES[i % len(SIZES)]
+        a, b = rng.integers(len(faces), size=2)
+        if i % 3 == 0:
+            cover = rng.uniform(0.25, 0.7)
+            return scene.hand(scene.view(faces[a], rng, size), rng, cover=cover)
+        if i % 3 == 1:
+            return scene.overlapping(faces[a], faces[b], rng, size)
+        return scene.view(scene.back(rng), rng, size)
+
+    return _found(still, count)
 
 
 def _fit(x: np.ndarray, y: np.ndarray, steps: int = 500, decay: float = 1e-3):
