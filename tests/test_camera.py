@@ -15,6 +15,7 @@ import pytest
 
 from faro_pi.camera import finder, scene
 from faro_pi.camera.recognise import DECK_FILE, DeckError, Reading, Recogniser
+from faro_pi.camera.teach import gate
 from faro_pi.camera.training import designs
 from faro_pi.camera.training.dataset import load_faces
 from faro_pi.cli import main
@@ -216,3 +217,10 @@ def test_a_deck_taught_for_another_model_or_by_an_older_faro_pi_is_refused(tmp_p
     np.savez(tmp_path / DECK_FILE, **deck, model=Recogniser.load().model)
     with pytest.raises(DeckError, match=r"taught by an older faro-pi .*: teach the deck again"):
         Recogniser.load(tmp_path)
+
+
+def test_a_taught_cards_gate_spares_a_little_more_doubt_than_its_teaching_views_showed():
+    plain, odd, no_card = gate([0.01, 0.96, 0.9999])
+    assert plain == 0.5  # a card the general model knows: at least even odds
+    assert 0.98 < odd < 0.995  # a seven laid out as no training deck: its doubt, and more
+    assert no_card == 0.995  # never a card the general model is all but sure is none

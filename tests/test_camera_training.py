@@ -49,3 +49,5 @@ def test_the_threshold_keeps_wrong_reads_within_the_goal():
     assert choose_threshold(confidence, right, 0.13) == 0.7
     assert choose_threshold(confidence, right, 0.0) == 0.95
     assert choose_threshold(confidence[3:4], right[3:4], 0.0) == 1.0
+    # no wrong read at all says nothing of where they begin: the least threshold
+    assert choose_threshold(confidence[:3], right[:3], 0.0) == 0.0

@@ -87,7 +87,8 @@ class Taught:
     """A taught deck: a softmax over the 52 cards and "none of them" on each look's
     features, each card's mean embedding (its prototype), and each card's gate: how much
     like "not a card" the general model may find it (its teaching views' most, at least
-    ``GATE``), since a deck's odd face may look so while a hand over a card looks more so."""
+    ``GATE``, with ``GATE_MARGIN`` of log-odds to spare), since a deck's odd face may look
+    so while a hand over a card looks more so."""
 
     weights: np.ndarray
     bias: np.ndarray
@@ -97,6 +98,9 @@ class Taught:
 
     GATE = 0.5
     GATE_MOST = 0.995
+    GATE_MARGIN = 2.0
+    """Log-odds over the most doubt a card's teaching views showed: the most of a couple
+    of dozen views is less than a night of views of that card will show."""
 
     def read(self, look: Look) -> Reading:
         p = softmax(self.weights @ taught_features(look) + self.bias)

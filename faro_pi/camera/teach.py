@@ -8,8 +8,8 @@ each view trains a small softmax over the 52 cards and "none of them" (numpy, a 
 seconds), and gives each card's prototype. "None of them" is taught from this deck's own
 cards under a hand, two of them askew and made-up backs, so the deck's odd faces (a seven
 laid out as no deck the model saw) are known for cards and a hand over one is not. A
-taught read must win that softmax, match the nearest prototype, look no less like a card
-to the general model than the card's own teaching views did, and clear the taught
+taught read must win that softmax, match the nearest prototype, look not much less like a
+card to the general model than the card's own teaching views did, and clear the taught
 threshold the training script chose on designs it never saw.
 """
 
@@ -118,9 +118,17 @@ def teach(
     weights, bias = _fit(np.array(feats), np.array(labels))
     prototypes = np.stack([prototypes[card] for card in DECK])  # in the classes' order
     prototypes /= np.linalg.norm(prototypes, axis=1, keepdims=True) + 1e-9
-    gates = np.clip([doubts[card] for card in DECK], Taught.GATE, Taught.GATE_MOST)
+    gates = gate([doubts[card] for card in DECK])
     threshold = float(recogniser.settings["taught_threshold"])
     return Taught(weights, bias, prototypes, threshold, gates)
+
+
+def gate(doubts) -> np.ndarray:
+    """Each card's gate on the general model's "not a card", from the most its teaching
+    views showed: ``Taught.GATE_MARGIN`` more in log-odds, within ``GATE``..``GATE_MOST``."""
+    doubt = np.clip(np.asarray(doubts, float), 1e-6, 1 - 1e-6)
+    odds = np.log(doubt / (1 - doubt)) + Taught.GATE_MARGIN
+    return np.clip(1 / (1 + np.exp(-odds)), Taught.GATE, Taught.GATE_MOST)
 
 
 def _found(still, count: int) -> list[finder.Cut]:

@@ -30,6 +30,9 @@ WITNESS_WEIGHTS = (0.0, 0.5, 1.0)
 """The weights tried for the face's and the index's witness in the agreement."""
 TAUGHT_WRONG_GOAL = 0.0002
 """Taught: under half the 0.05 % goal."""
+TAUGHT_LEAST = 0.5
+"""The taught threshold's floor: the card read is likelier than all else together, however
+few wrong reads the calibration designs show."""
 
 
 def main(argv=None) -> int:
@@ -177,6 +180,8 @@ def choose_threshold(confidence: np.ndarray, right: np.ndarray, goal: float) -> 
     ok = np.nonzero(wrong <= goal)[0]
     if len(ok) == 0:
         return 1.0
+    if ok[-1] == len(confidence) - 1:
+        return 0.0  # every read within the goal, the least sure too: any threshold will do
     return float(confidence[order[ok[-1]]])
 
 
@@ -190,7 +195,7 @@ def _taught_threshold(model: Path, folders, args) -> float:
     cards, and pick the taught threshold for the taught wrong-card goal."""
     from faro_pi.camera import finder, scene
     from faro_pi.camera.recognise import Recogniser
-    from faro_pi.camera.teach import teach
+    from faro_pi.camera.teach import VIEWS, teach
     from faro_pi.game.cards import DECK
 
     recogniser = Recogniser.load(model=model)
@@ -201,7 +206,7 @@ def _taught_threshold(model: Path, folders, args) -> float:
     for name, folder in folders:
         faces = dataset.load_faces(name, folder).cards
         faces = {c: faces[c.code] for c in DECK if c.code in faces}
-        recogniser.taught = teach(recogniser, faces, rng, views=2 if args.tiny else 12)
+        recogniser.taught = teach(recogniser, faces, rng, views=2 if args.tiny else VIEWS)
         recogniser.taught = _open(recogniser.taught)
         for card, face in faces.items():
             for _ in range(views):
@@ -215,7 +220,7 @@ def _taught_threshold(model: Path, folders, args) -> float:
     if not confidence:
         return 0.9
     conf, got = np.array(confidence), np.array(right)
-    threshold = max(choose_threshold(conf, got | (conf == 0), TAUGHT_WRONG_GOAL), 1e-6)
+    threshold = max(choose_threshold(conf, got | (conf == 0), TAUGHT_WRONG_GOAL), TAUGHT_LEAST)
     taken = conf >= threshold
     print(
         f"taught: threshold {threshold:.3f}, right {np.mean(got & taken):.4f}, "
