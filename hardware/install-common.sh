@@ -16,6 +16,9 @@ VENV=$DESTDIR$PREFIX
 # The line above the settings install.sh puts in the Pi's boot config (config.txt).
 BOOT_MARK="# faro-pi (hardware/install.sh): the display's I²C, the case keeper's SPI"
 PWM_MARK="# faro-pi (hardware/install.sh): the case keeper's OE on the Pi's PWM"
+GADGET_MARK="# faro-pi (hardware/install.sh): the USB gadget serial port to the table's Pi"
+# Loads the gadget serial driver at boot on a board of its own at the shoe.
+GADGET_MODULES=/etc/modules-load.d/faro-pi-gadget.conf
 
 say() { printf '%s\n' "$*"; }
 

@@ -11,10 +11,14 @@
 #   /etc/systemd/system/faro-pi-camera.service   the camera reader, enabled and
 #                                 started when camera.source is "csi" or "usb"
 #   /etc/udev/rules.d/99-faro-reader.rules   the reader as /dev/faro-reader
+#   /etc/modules-load.d/faro-pi-gadget.conf  on a board of its own at the shoe
+#                                 (camera.source a camera, reader.port /dev/ttyGS0):
+#                                 the USB gadget serial port to the table's Pi
 #   /var/lib/faro-pi/             the journal, made by systemd at first start,
 #                                 and console.token, 0640: the group faro-pi reads it
 #   /boot/firmware/config.txt     I²C on at 400 kHz (the display), SPI on when
-#                                 leds.driver is an SPI driver (the case keeper)
+#                                 leds.driver is an SPI driver (the case keeper);
+#                                 at the shoe, the dwc2 overlay (the gadget) instead
 #
 # A lookout's login in the group faro-pi runs the command line's clients
 # (faro-pi status, bet, ...) with no --config: they read the config and the
@@ -115,6 +119,28 @@ boot_dtparams() {
     rm -f "$edited" "$report"
 }
 
+# At the shoe: the USB port in peripheral mode (the dwc2 overlay, under [all]) and the
+# gadget serial driver loaded at boot, so that reader.port /dev/ttyGS0 is there; the
+# table's Pi sees the board as /dev/ttyACM0.
+gadget_serial() {
+    install -d -m 0755 "$DESTDIR$(dirname "$GADGET_MODULES")"
+    printf '%s\n%s\n%s\n' "$GADGET_MARK" dwc2 g_serial >"$DESTDIR$GADGET_MODULES"
+    chmod 0644 "$DESTDIR$GADGET_MODULES"
+    say "wrote $DESTDIR$GADGET_MODULES"
+    if [ -z "$boot_config" ]; then
+        say "no boot config: for the USB gadget serial port, set dtoverlay=dwc2 and reboot"
+    elif awk 'BEGIN { every = 1 } # a [filter] section is some boards only, [all] every one
+        /^[[:space:]]*\[/ { gsub(/[][[:space:]]/, ""); every = ($0 == "all"); next }
+        every && /^[[:space:]]*dtoverlay=dwc2(,dr_mode=(otg|peripheral))?[[:space:]]*$/ { found = 1 }
+        END { exit !found }' "$DESTDIR$boot_config"; then
+        say "ok: dtoverlay=dwc2 in $boot_config"
+    else
+        printf '\n[all]\n%s\n%s\n' "$GADGET_MARK" dtoverlay=dwc2 >>"$DESTDIR$boot_config"
+        say "set dtoverlay=dwc2 in $boot_config"
+    fi
+    [ -e /dev/ttyGS0 ] || reboot_needed=yes
+}
+
 case $PREFIX in
 /*) ;;
 *) say "install.sh: PREFIX must be an absolute path, not '$PREFIX'" >&2; exit 2 ;;
@@ -142,6 +168,13 @@ camera_source=$(config_value camera source)
 case $camera_source in
 csi | usb) camera_reader=yes ;;
 *) camera_reader="" ;;
+esac
+# A board of its own at the shoe (a Zero 2 W with the camera): the camera reader writes to
+# the USB gadget's serial port, and the table's Pi at the other end of the cable runs the
+# daemon, the display and the case keeper. Here the daemon stays off.
+shoe_board=""
+case $camera_reader:$(config_value reader port) in
+yes:/dev/ttyGS*) shoe_board=yes ;;
 esac
 if [ -z "${FARO_PI_NO_APT:-}" ] && command -v apt-get >/dev/null 2>&1; then
     packages="python3-venv python3-pil"
@@ -262,12 +295,15 @@ for candidate in /boot/firmware/config.txt /boot/config.txt; do
     fi
 done
 leds_driver=$(config_value leds driver)
+[ -z "$shoe_board" ] || leds_driver=none # the case keeper is on the table's Pi
 wanted="i2c_arm=on i2c_arm_baudrate=400000"
 case $leds_driver in
 *-spi) wanted="$wanted spi=on" ;;
 esac
 reboot_needed=""
-if [ -z "$boot_config" ]; then
+if [ -n "$shoe_board" ]; then
+    gadget_serial
+elif [ -z "$boot_config" ]; then
     say "no /boot/firmware/config.txt (not Raspberry Pi OS?): set these in the firmware's"
     say "config and reboot:$(for param in $wanted; do printf ' dtparam=%s' "$param"; done)"
 else
@@ -342,9 +378,13 @@ esac
 step udevadm control --reload
 step udevadm trigger --subsystem-match=tty --action=add
 step systemctl daemon-reload
-step systemctl enable faro-pi
-# restart, not start: an upgrade takes effect at once.
-step systemctl restart faro-pi
+if [ -n "$shoe_board" ]; then
+    step systemctl disable --now faro-pi
+else
+    step systemctl enable faro-pi
+    # restart, not start: an upgrade takes effect at once.
+    step systemctl restart faro-pi
+fi
 if [ -n "$camera_reader" ]; then
     step systemctl enable faro-pi-camera
     step systemctl restart faro-pi-camera
@@ -353,6 +393,16 @@ else
 fi
 
 say ""
+if [ -n "$shoe_board" ]; then
+    say "faro-pi's camera reader is installed in $PREFIX for the board at the shoe: the"
+    say "table's daemon stays off here. Cable this board's USB data port to the table's"
+    say "Pi, where it appears as /dev/ttyACM0: set the table's reader.port to its name in"
+    say "/dev/serial/by-id/. Check the camera and the light with:"
+    say "  sudo -u $SERVICE_USER $PREFIX/bin/faro-pi doctor --config $CONFIG"
+    [ -z "$reboot_needed" ] || say "Then reboot, for the USB gadget serial port: sudo reboot"
+    not_done
+    exit 0
+fi
 say "faro-pi is installed in $PREFIX. Check the table with:"
 say "  sudo systemctl stop faro-pi"
 say "  sudo -u $SERVICE_USER $PREFIX/bin/faro-pi doctor --config $CONFIG"

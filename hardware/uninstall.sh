@@ -31,6 +31,10 @@ if [ -e "$DESTDIR$UNIT" ]; then
 fi
 step systemctl daemon-reload
 
+if [ -e "$DESTDIR$GADGET_MODULES" ]; then
+    rm -f "$DESTDIR$GADGET_MODULES"
+    say "removed $DESTDIR$GADGET_MODULES"
+fi
 if [ -e "$DESTDIR$RULE" ]; then
     rm -f "$DESTDIR$RULE"
     say "removed $DESTDIR$RULE"
@@ -62,9 +66,9 @@ if [ -e "$DESTDIR$CONFIG" ]; then
 fi
 
 for boot_config in /boot/firmware/config.txt /boot/config.txt; do
-    if [ -f "$DESTDIR$boot_config" ] && grep -qxF -e "$BOOT_MARK" -e "$PWM_MARK" "$DESTDIR$boot_config"; then
-        say "kept the I²C, SPI and PWM settings in $DESTDIR$boot_config (under '# faro-pi'):" \
-            "take them out by hand if nothing else uses them"
+    if [ -f "$DESTDIR$boot_config" ] && grep -qxF -e "$BOOT_MARK" -e "$PWM_MARK" -e "$GADGET_MARK" "$DESTDIR$boot_config"; then
+        say "kept faro-pi's settings in $DESTDIR$boot_config (under '# faro-pi': I²C, SPI," \
+            "PWM or the USB gadget): take them out by hand if nothing else uses them"
     fi
 done
 

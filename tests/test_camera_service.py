@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import logging
 import os
 import re
@@ -15,6 +16,7 @@ import cv2
 import numpy as np
 import pytest
 
+from faro_pi import doctor
 from faro_pi.camera import scene
 from faro_pi.camera.line import Link, SocketLine
 from faro_pi.config import ConfigError, parse_config
@@ -184,3 +186,20 @@ def test_camera_run_refuses_a_config_it_cannot_work_with_as_a_config_error(
     finally:  # the command's own log handler, on this test's captured stderr, goes with it
         logger.handlers[:], logger.level = handlers, level
     assert said in capsys.readouterr().err
+
+
+def test_at_the_shoe_the_doctor_checks_the_camera_and_leaves_the_rest_to_the_tables_pi(
+    tmp_path,
+):
+    """A board at the shoe (its config names a camera and the USB gadget's port) has no
+    pins, display, reader link or journal of its own: the doctor does not fail on them."""
+    config = tmp_path / "config.toml"
+    config.write_text('[reader]\nport = "/dev/ttyGS0"\n[camera]\nsource = "usb"\ndevice = 63\n')
+    out = io.StringIO()
+    assert doctor.main(config, out=out, ntp=lambda: True) == 1
+    names = [line[6:].split(":", 1)[0] for line in out.getvalue().splitlines()[:-1]]
+    assert names == ["config", "board", "camera", "clock"]
+    assert "/dev/video63 does not open" in out.getvalue()
+    assert "skip  board: at the shoe: the camera reader alone, sending to /dev/ttyGS0" in (
+        out.getvalue()
+    )

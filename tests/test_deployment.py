@@ -26,6 +26,7 @@ RULE = ROOT / "hardware" / "99-faro-reader.rules"
 EXAMPLE = ROOT / "faro_pi" / "config.example.toml"
 INSTALL = ROOT / "hardware" / "install.sh"
 UNINSTALL = ROOT / "hardware" / "uninstall.sh"
+GADGET_MARK = "# faro-pi (hardware/install.sh): the USB gadget serial port to the table's Pi"
 
 MAX_EXPOSURE = 2.5
 
@@ -485,7 +486,7 @@ def test_uninstall_keeps_the_boot_settings_and_says_where_they_are(tmp_path):
     before = boot.read_text()
     out = run_script(UNINSTALL, tmp_path)
     assert boot.read_text() == before
-    assert f"kept the I²C, SPI and PWM settings in {boot}" in out
+    assert f"kept faro-pi's settings in {boot}" in out
 
 
 def test_a_second_install_keeps_an_edited_config(tmp_path):
@@ -651,6 +652,33 @@ def test_the_camera_reader_runs_when_the_config_names_a_camera(tmp_path, source,
     assert started == (source != "none")
     assert ("skipped (DESTDIR): systemctl disable --now faro-pi-camera" in out) == (not started)
     assert ("set camera.source" in out) == (not started)
+
+
+def test_a_board_at_the_shoe_runs_the_camera_reader_alone_on_its_usb_gadget_port(tmp_path):
+    """A Zero 2 W with the camera (reader.port the gadget's /dev/ttyGS0): the camera reader
+    is started, the table's daemon stays off, the boot config gets the gadget's overlay and
+    none of the display's or the case keeper's settings; uninstall takes the gadget's
+    driver out of the boot's modules."""
+    boot = staged_boot_config(tmp_path)
+    config = tmp_path / "etc/faro-pi/config.toml"
+    config.parent.mkdir(parents=True)
+    text = EXAMPLE.read_text().replace('source = "none"', 'source = "csi"')
+    config.write_text(text.replace('port = "/dev/faro-reader"', 'port = "/dev/ttyGS0"'))
+    out = install(tmp_path)
+    assert "skipped (DESTDIR): systemctl restart faro-pi-camera" in out
+    assert "skipped (DESTDIR): systemctl disable --now faro-pi" in out.splitlines()
+    assert "systemctl restart faro-pi\n" not in out + "\n"
+    modules = (tmp_path / "etc/modules-load.d/faro-pi-gadget.conf").read_text().split()
+    assert {"dwc2", "g_serial"} <= set(modules)
+    assert boot.read_text().endswith("[all]\n" + GADGET_MARK + "\ndtoverlay=dwc2\n")
+    assert boot_settings(boot.read_text()) == boot_settings(BOOKWORM_CONFIG_TXT)
+    assert "dtoverlay=pwm" not in boot.read_text()
+    assert "/dev/serial/by-id/" in out and "reboot" in out
+    before = boot.read_text()
+    assert "ok: dtoverlay=dwc2" in install(tmp_path) and boot.read_text() == before
+    out = run_script(UNINSTALL, tmp_path)
+    assert not (tmp_path / "etc/modules-load.d/faro-pi-gadget.conf").exists()
+    assert f"kept faro-pi's settings in {boot}" in out
 
 
 def test_uninstall_keeps_an_edited_config(tmp_path):

@@ -23,6 +23,14 @@ EVEN = 0.65
 """The dimmest quarter of the paper against the brightest: under it, light or glare is
 uneven across the card."""
 BUSY = "if the camera reader runs, stop it first: sudo systemctl stop faro-pi-camera"
+GADGET_PORT = "/dev/ttyGS"
+"""The USB gadget's serial ports: a board at the shoe writes the reader's frames there."""
+
+
+def at_the_shoe(config: Config) -> bool:
+    """Whether this is a board of its own at the shoe: a camera, and the reader's frames
+    sent over the USB gadget's serial port to the table's Pi, which runs the rest."""
+    return config.camera.source != "none" and config.reader.port.startswith(GADGET_PORT)
 
 
 def camera_checks(config: Config) -> Iterator[Check]:
