@@ -397,7 +397,7 @@ if [ -n "$shoe_board" ]; then
     say "faro-pi's camera reader is installed in $PREFIX for the board at the shoe: the"
     say "table's daemon stays off here. Cable this board's USB data port to the table's"
     say "Pi, where it appears as /dev/ttyACM0: set the table's reader.port to its name in"
-    say "/dev/serial/by-id/. Check the camera and the light with:"
+    say "/dev/serial/by-id/. Check the gadget's port, the camera and the light with:"
     say "  sudo -u $SERVICE_USER $PREFIX/bin/faro-pi doctor --config $CONFIG"
     [ -z "$reboot_needed" ] || say "Then reboot, for the USB gadget serial port: sudo reboot"
     not_done

@@ -20,7 +20,7 @@ from faro_pi import doctor
 from faro_pi.camera import scene
 from faro_pi.camera.line import Link, SocketLine
 from faro_pi.config import ConfigError, parse_config
-from faro_pi.doctor.camera import camera_checks, light_check
+from faro_pi.doctor.camera import camera_checks, gadget_check, light_check
 from tests.test_deployment import ROOT, UNIT, unit_settings
 
 CAMERA_UNIT = ROOT / "systemd" / "faro-pi-camera.service"
@@ -198,7 +198,11 @@ def test_at_the_shoe_the_doctor_checks_the_camera_and_leaves_the_rest_to_the_tab
     out = io.StringIO()
     assert doctor.main(config, out=out, ntp=lambda: True) == 1
     names = [line[6:].split(":", 1)[0] for line in out.getvalue().splitlines()[:-1]]
-    assert names == ["config", "board", "camera", "clock"]
+    assert names == ["config", "board", "gadget", "camera", "clock"]
+    assert "FAIL  gadget: /dev/ttyGS0 is not there" in out.getvalue()
+    assert "then reboot" in out.getvalue()
+    there = parse_config(f'[reader]\nport = "{config}"\n[camera]\nsource = "usb"\n')
+    assert gadget_check(there).ok  # once the gadget's port is there, after the reboot
     assert "/dev/video63 does not open" in out.getvalue()
     assert "skip  board: at the shoe: the camera reader alone, sending to /dev/ttyGS0" in (
         out.getvalue()

@@ -10,7 +10,7 @@ answers on I²C, and its bus runs at 400 kHz; the reader's port opens and an
 fsp1 frame arrives; the camera reader's camera gives a frame and the card in the
 box is well lit (:mod:`faro_pi.doctor.camera`); the journal's folder is writable;
 the clock is sane. On a board of its own at the shoe (a camera, and ``reader.port`` the
-USB gadget's) only the camera, the light and the clock are its own. A running
+USB gadget's) only the gadget's port, the camera, the light and the clock are its own. A running
 daemon holds the pins and the reader's port: found on the same journal or the
 console's port, it is left alone, and the doctor says so and checks around
 it (:mod:`faro_pi.doctor.daemon`). To check the pins and the reader too, run
@@ -45,7 +45,7 @@ from faro_pi.config import Config, load_config
 from faro_pi.devices.pins import factory_name, pin_factory
 from faro_pi.devices.pwm import PWM_ROOT, channel_for
 from faro_pi.doctor.buses import SPI_OFF, i2c_speed_check, pwm_check, spi_check
-from faro_pi.doctor.camera import at_the_shoe, camera_checks
+from faro_pi.doctor.camera import at_the_shoe, camera_checks, gadget_check
 from faro_pi.doctor.check import SERVICE_STOPPED, Check, one_line, verdicts
 from faro_pi.doctor.daemon import pins_beside, reader_beside, running_daemon
 from faro_pi.doctor.reader import check_reader
@@ -107,6 +107,7 @@ def run_checks(
             f"at the shoe: the camera reader alone, sending to {config.reader.port}; the "
             "table's Pi has the pins, the display, the reader's link and the journal",
         )
+        yield gadget_check(config)
         yield from camera_checks(config)
         yield _clock(clock, ntp)
         return

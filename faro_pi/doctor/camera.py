@@ -9,6 +9,7 @@ is opened only for the one frame; the camera reader's service holds it while it 
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 
 from faro_pi.config import Config
@@ -25,6 +26,16 @@ uneven across the card."""
 BUSY = "if the camera reader runs, stop it first: sudo systemctl stop faro-pi-camera"
 GADGET_PORT = "/dev/ttyGS"
 """The USB gadget's serial ports: a board at the shoe writes the reader's frames there."""
+
+
+def gadget_check(config: Config) -> Check:
+    """At the shoe: the USB gadget's serial port is there, for the camera reader to send on."""
+    passed, failed, _ = verdicts("gadget")
+    port = config.reader.port
+    if os.path.exists(port):
+        return passed(f"{port} is there: the table's Pi hears this board on its USB cable")
+    fix = "sudo make install sets dtoverlay=dwc2 and loads g_serial at boot: then reboot"
+    return failed(f"{port} is not there: the USB gadget serial driver is not loaded", fix)
 
 
 def at_the_shoe(config: Config) -> bool:
