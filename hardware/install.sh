@@ -120,7 +120,7 @@ boot_dtparams() {
 }
 
 # At the shoe: the USB port in peripheral mode (the dwc2 overlay, under [all]) and the
-# gadget serial driver loaded at boot, so that reader.port /dev/ttyGS0 is there; the
+# gadget serial driver loaded at boot, so that reader.port (/dev/ttyGS0) is there; the
 # table's Pi sees the board as /dev/ttyACM0.
 gadget_serial() {
     install -d -m 0755 "$DESTDIR$(dirname "$GADGET_MODULES")"
@@ -138,7 +138,7 @@ gadget_serial() {
         printf '\n[all]\n%s\n%s\n' "$GADGET_MARK" dtoverlay=dwc2 >>"$DESTDIR$boot_config"
         say "set dtoverlay=dwc2 in $boot_config"
     fi
-    [ -e /dev/ttyGS0 ] || reboot_needed=yes
+    [ -e "$reader_port" ] || reboot_needed=yes
 }
 
 case $PREFIX in
@@ -173,7 +173,8 @@ esac
 # the USB gadget's serial port, and the table's Pi at the other end of the cable runs the
 # daemon, the display and the case keeper. Here the daemon stays off.
 shoe_board=""
-case $camera_reader:$(config_value reader port) in
+reader_port=$(config_value reader port)
+case $camera_reader:$reader_port in
 yes:/dev/ttyGS*) shoe_board=yes ;;
 esac
 if [ -z "${FARO_PI_NO_APT:-}" ] && command -v apt-get >/dev/null 2>&1; then
@@ -397,9 +398,12 @@ if [ -n "$shoe_board" ]; then
     say "faro-pi's camera reader is installed in $PREFIX for the board at the shoe: the"
     say "table's daemon stays off here. Cable this board's USB data port to the table's"
     say "Pi, where it appears as /dev/ttyACM0: set the table's reader.port to its name in"
-    say "/dev/serial/by-id/. Check the gadget's port, the camera and the light with:"
+    say "/dev/serial/by-id/."
+    [ -z "$reboot_needed" ] || say "First reboot, for the USB gadget serial port: sudo reboot"
+    say "Check the gadget's port, the camera and the light with:"
+    say "  sudo systemctl stop faro-pi-camera"
     say "  sudo -u $SERVICE_USER $PREFIX/bin/faro-pi doctor --config $CONFIG"
-    [ -z "$reboot_needed" ] || say "Then reboot, for the USB gadget serial port: sudo reboot"
+    say "  sudo systemctl start faro-pi-camera"
     not_done
     exit 0
 fi

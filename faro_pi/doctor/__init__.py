@@ -9,12 +9,13 @@ by software (:mod:`faro_pi.doctor.buses`); the OLED
 answers on I²C, and its bus runs at 400 kHz; the reader's port opens and an
 fsp1 frame arrives; the camera reader's camera gives a frame and the card in the
 box is well lit (:mod:`faro_pi.doctor.camera`); the journal's folder is writable;
-the clock is sane. On a board of its own at the shoe (a camera, and ``reader.port`` the
-USB gadget's) only the gadget's port, the camera, the light and the clock are its own. A running
-daemon holds the pins and the reader's port: found on the same journal or the
-console's port, it is left alone, and the doctor says so and checks around
-it (:mod:`faro_pi.doctor.daemon`). To check the pins and the reader too, run
-it as the service's user with the service stopped::
+the clock is sane. On a board of its own at the shoe (a camera, and
+``reader.port`` the USB gadget's) only the gadget's port, the camera, the light
+and the clock are its own. A running daemon holds the pins and the reader's
+port: found on the same journal or the console's port, it is left alone, and
+the doctor says so and checks around it (:mod:`faro_pi.doctor.daemon`). To
+check the pins and the reader too, run it as the service's user with the
+service stopped::
 
     sudo systemctl stop faro-pi
     sudo -u faro-pi /opt/faro-pi/bin/faro-pi doctor --config /etc/faro-pi/config.toml
