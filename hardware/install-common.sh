@@ -22,6 +22,17 @@ GADGET_MODULES=/etc/modules-load.d/faro-pi-gadget.conf
 
 say() { printf '%s\n' "$*"; }
 
+# Whether a line of the boot config FILE matching the extended regular expression ERE
+# holds for every board: outside any [filter] section, or under [all]. A line under
+# [cm5] or [pi4] (Raspberry Pi OS's own config has dtoverlay=dwc2,dr_mode=host under
+# [cm5]) holds for those boards only.
+every_board() { # FILE ERE
+    awk -v wanted="$2" 'BEGIN { every = 1 }
+        /^[[:space:]]*\[/ { gsub(/[][[:space:]]/, ""); every = ($0 == "all"); next }
+        every && $0 ~ wanted { found = 1 }
+        END { exit !found }' "$1"
+}
+
 # A command that changes this machine outside DESTDIR: run it (and show it),
 # or under DESTDIR only show it.
 system() {

@@ -129,10 +129,8 @@ gadget_serial() {
     say "wrote $DESTDIR$GADGET_MODULES"
     if [ -z "$boot_config" ]; then
         say "no boot config: for the USB gadget serial port, set dtoverlay=dwc2 and reboot"
-    elif awk 'BEGIN { every = 1 } # a [filter] section is some boards only, [all] every one
-        /^[[:space:]]*\[/ { gsub(/[][[:space:]]/, ""); every = ($0 == "all"); next }
-        every && /^[[:space:]]*dtoverlay=dwc2(,dr_mode=(otg|peripheral))?[[:space:]]*$/ { found = 1 }
-        END { exit !found }' "$DESTDIR$boot_config"; then
+    elif every_board "$DESTDIR$boot_config" \
+        '^[[:space:]]*dtoverlay=dwc2(,dr_mode=(otg|peripheral))?[[:space:]]*$'; then
         say "ok: dtoverlay=dwc2 in $boot_config"
     else
         printf '\n[all]\n%s\n%s\n' "$GADGET_MARK" dtoverlay=dwc2 >>"$DESTDIR$boot_config"
@@ -344,9 +342,9 @@ esac
 if [ -n "$pwm_overlay" ]; then
     if [ -z "$boot_config" ]; then
         say "no boot config: for the case keeper's OE on the Pi's PWM, set $pwm_overlay"
-    elif grep -qx "[[:space:]]*$pwm_overlay[[:space:]]*" "$DESTDIR$boot_config"; then
+    elif every_board "$DESTDIR$boot_config" "^[[:space:]]*$pwm_overlay[[:space:]]*\$"; then
         say "ok: $pwm_overlay in $boot_config"
-    elif grep -Eq "^[[:space:]]*dtoverlay=pwm(-2chan)?([,[:space:]]|$)" "$DESTDIR$boot_config"; then
+    elif every_board "$DESTDIR$boot_config" '^[[:space:]]*dtoverlay=pwm(-2chan)?([,[:space:]]|$)'; then
         say "left the pwm overlay of $boot_config as it is: for OE on GPIO$leds_enable it" \
             "takes $pwm_overlay"
     else

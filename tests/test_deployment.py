@@ -474,6 +474,15 @@ def test_a_pwm_overlay_of_the_boot_configs_own_is_left_alone(tmp_path):
     assert "left the pwm overlay of /boot/firmware/config.txt as it is" in out
 
 
+def test_a_pwm_overlay_for_other_boards_only_does_not_count(tmp_path):
+    """A pwm overlay under [cm4] is that board's own: the table's Pi still gets OE's."""
+    own = "[cm4]\ndtoverlay=pwm,pin=18,func=2\n\n[all]\n"
+    boot = staged_boot_config(tmp_path, BOOKWORM_CONFIG_TXT + own)
+    out = install(tmp_path)
+    assert boot.read_text().endswith(own + PWM_TAIL)
+    assert "set dtoverlay=pwm,pin=18,func=2 in /boot/firmware/config.txt" in out
+
+
 def test_install_without_a_boot_config_says_what_to_set(tmp_path):
     out = install(tmp_path)
     assert not (tmp_path / "boot").exists()
