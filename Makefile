@@ -30,7 +30,11 @@ APT_UPDATE := ( for try in $$(seq 120); do \
 CAMERA_DEBS := gnome-cards-data kdegames-card-data-kf5 python3-gi \
 	gir1.2-rsvg-2.0 python3-gi-cairo fonts-dejavu fonts-liberation fonts-freefont-ttf \
 	fonts-urw-base35 fonts-texgyre fonts-linuxlibertine fonts-ebgaramond fonts-open-sans \
-	fonts-lato fonts-roboto-unhinted fonts-cantarell fonts-oldstandard fonts-comic-neue
+	fonts-lato fonts-roboto-unhinted fonts-cantarell fonts-oldstandard fonts-comic-neue \
+	fonts-lmodern fonts-cmu fonts-gfs-didot fonts-adf-romande fonts-adf-baskervald \
+	fonts-adf-accanthis fonts-adf-berenis fonts-century-catalogue fonts-junicode \
+	fonts-crosextra-caladea fonts-yanone-kaffeesatz fonts-bebas-neue fonts-league-spartan \
+	fonts-inter fonts-stix fonts-sil-gentium
 
 # systemd-analyze (Debian's systemd package) rates the service unit in
 # tests/test_deployment.py, and Debian's mosquitto is the broker of tests/test_floor.py;
@@ -45,7 +49,9 @@ test-deps:
 		-a -f /usr/share/fonts/opentype/urw-base35/P052-Roman.otf \
 		-a -f /usr/share/fonts/truetype/liberation/LiberationSans-Regular.ttf \
 		-a -f /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf \
-		-a -f /usr/share/fonts/opentype/comic-neue/ComicNeue-Regular.otf && /usr/bin/python3 -c \
+		-a -f /usr/share/fonts/opentype/comic-neue/ComicNeue-Regular.otf \
+		-a -f /usr/share/fonts/opentype/bebas-neue/BebasNeue-Regular.otf \
+		-a -f /usr/share/fonts/truetype/gentium/Gentium-R.ttf && /usr/bin/python3 -c \
 		'import gi, cairo; gi.require_version("Rsvg", "2.0"); from gi.repository import Rsvg' \
 		2>/dev/null || { \
 		$(APT_UPDATE) && $(APT_GET) install -y -qq --no-install-recommends $(CAMERA_DEBS); }

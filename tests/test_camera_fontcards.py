@@ -26,6 +26,18 @@ def test_the_machine_has_the_packaged_typefaces(typefaces):
     assert suited and set(suited) <= set(latin)
 
 
+def test_index_typefaces_are_drawn_family_by_family(typefaces):
+    """Latin Modern's 72 faces are one look: a family with many faces is drawn no more
+    often than one with few."""
+    latin, _ = typefaces
+    families = {path.parent for path in latin}
+    assert len(families) >= 20
+    rng = np.random.default_rng(0)
+    drawn = [fontcards.pick(latin, rng).parent for _ in range(4000)]
+    counts = [drawn.count(family) for family in families]
+    assert max(counts) < 2 * min(counts)
+
+
 def test_a_design_makes_all_52_faces_on_rounded_cards(typefaces):
     style = _style(3, typefaces)
     for card in DECK:

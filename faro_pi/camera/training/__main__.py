@@ -87,7 +87,7 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--samples", type=int, default=0)
     parser.add_argument("--epochs", type=int, default=0)
     parser.add_argument("--width", type=int, default=16)
-    parser.add_argument("--fonts", type=int, default=48, help="font-made designs to add")
+    parser.add_argument("--fonts", type=int, default=96, help="font-made designs to add")
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--init", help="go on training from this saved state (a .pt)")
     parser.add_argument("--version", default="v4", help="names the cached samples")

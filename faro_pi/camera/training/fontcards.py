@@ -21,7 +21,7 @@ import numpy as np
 from PIL import Image, ImageChops, ImageDraw
 
 from faro_pi.camera.training.courts import figure
-from faro_pi.camera.training.fonts import SYMBOLS, fonts, has, loaded
+from faro_pi.camera.training.fonts import SYMBOLS, fonts, has, loaded, pick
 from faro_pi.camera.training.pips import Layout
 from faro_pi.camera.training.suits import Shapes
 from faro_pi.game.cards import DECK, RANKS, Card
@@ -33,7 +33,7 @@ PIP_ASPECT = 1.2
 """The widest a suit symbol is, for its height: pips are spaced as if this wide."""
 REFERENCE = 400
 """The card height at which a design's index and pip sizes are worked out."""
-FORM = 3
+FORM = 4
 """Names the cached designs: a new way of drawing them renders them anew."""
 
 
@@ -41,8 +41,8 @@ class Style:
     """One made-up design's choices, drawn once from ``rng``."""
 
     def __init__(self, rng: np.random.Generator, latin: list[Path], suited: list[Path]):
-        self.index_font = latin[rng.integers(len(latin))]
-        self.suit_font = suited[rng.integers(len(suited))]
+        self.index_font = pick(latin, rng)
+        self.suit_font = pick(suited, rng)
         self.shapes = Shapes(rng) if rng.random() < 0.5 else None
         self.index_size = rng.uniform(0.06, 0.14)
         self.squeeze = rng.uniform(0.75, 1.3)  # the rank's width, for the font's

@@ -23,6 +23,19 @@ FONT_FOLDERS = (
     Path("/usr/share/fonts/opentype/cantarell"),
     Path("/usr/share/fonts/truetype/fonts-oldstandard"),
     Path("/usr/share/fonts/opentype/comic-neue"),
+    Path("/usr/share/texmf/fonts/opentype/public/lm"),
+    Path("/usr/share/fonts/truetype/cmu"),
+    Path("/usr/share/fonts/opentype/didot"),
+    Path("/usr/share/fonts/truetype/adf"),
+    Path("/usr/share/fonts/truetype/fonts-century-catalogue"),
+    Path("/usr/share/fonts/opentype/junicode"),
+    Path("/usr/share/fonts/truetype/crosextra"),
+    Path("/usr/share/fonts/opentype/yanone-kaffeesatz"),
+    Path("/usr/share/fonts/opentype/bebas-neue"),
+    Path("/usr/share/fonts/opentype/league-spartan"),
+    Path("/usr/share/fonts/opentype/inter"),
+    Path("/usr/share/fonts/opentype/stix"),
+    Path("/usr/share/fonts/truetype/gentium"),
 )
 NOT_LETTERS = ("Math", "Symbol", "D050000L", "LinBiolinum_K")
 """Math, symbol and dingbat faces, and Biolinum's keyboard keys: no index is set in them."""
@@ -44,6 +57,15 @@ def fonts() -> tuple[list[Path], list[Path]]:
             if all(font.getbbox(s)[2] > 4 and has(font, s) for s in SYMBOLS.values()):
                 suited.append(path)
     return latin, suited
+
+
+def pick(paths: list[Path], rng) -> Path:
+    """A font drawn family by family (a font package's folder), then face by face: Latin
+    Modern's 72 optical sizes and weights are one family's look, not 72 designs' worth."""
+    families = sorted({path.parent for path in paths})
+    family = families[rng.integers(len(families))]
+    faces = [path for path in paths if path.parent == family]
+    return faces[rng.integers(len(faces))]
 
 
 def has(font, char: str) -> bool:
