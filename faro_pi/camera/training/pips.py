@@ -1,6 +1,6 @@
 """Where a made-up design's number cards stand their pips: the standard layout, or one of
 the variants real decks use (columns nearer the edges, a seven's odd pip centred, an eight
-in three rows, a nine in three columns)."""
+in three rows, a nine in three columns, a seven or an eight in rows of one and two)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-SEVENS = ("high", "centre")
-EIGHTS = ("middle", "rows", "columns")
+SEVENS = ("high", "centre", "zigzag")
+EIGHTS = ("middle", "rows", "columns", "zigzag")
 NINES = ("centre", "high", "rows")
 TENS = (0.3, 0.35)
 COLUMN_PAIRS = ((0.3, 0.7), (0.25, 0.75), (0.32, 0.68), (0.28, 0.72))
@@ -20,8 +20,9 @@ ROW_SPANS = ((0.2, 0.8), (0.18, 0.82), (0.22, 0.78))
 class Layout:
     """Where a design's number cards stand their pips: the standard or a real deck's variant.
 
-    ``seven``: its odd pip high between the top and middle rows, or centred. ``eight``: two
-    pips in the middle column, three rows of 3+2+3, or two columns of four. ``nine``: the
+    ``seven``: its odd pip high between the top and middle rows, or centred, or five rows
+    of 1-2-1-2-1. ``eight``: two pips in the middle column, three rows of 3+2+3, two columns
+    of four, or five rows of 2-1-2-1-2. ``nine``: the
     odd pip centred or high, or three rows of three. ``ten``: where its middle pips stand.
     """
 
@@ -58,7 +59,22 @@ class Layout:
 
         high, low = (top + 0.5) / 2, (0.5 + bottom) / 2
         between = top + (bottom - top) / 6  # between the first and second of four rows
+
+        def zigzag(counts: tuple[int, ...]) -> list[tuple[float, float]]:
+            """Rows evenly down the face, each of one pip (centred) or two (the columns)."""
+            spots = []
+            for i, n in enumerate(counts):
+                y = top + (bottom - top) * i / (len(counts) - 1)
+                spots += [(0.5, y)] if n == 1 else [(left, y), (right, y)]
+            return spots
+
+        sevens = {
+            "high": [*sides(3), (0.5, high)],
+            "centre": [*sides(3), (0.5, 0.5)],
+            "zigzag": zigzag((1, 2, 1, 2, 1)),
+        }
         eights = {
+            "zigzag": zigzag((2, 1, 2, 1, 2)),
             "middle": [*sides(3), (0.5, high), (0.5, low)],
             "rows": [*sides(3), (0.5, top), (0.5, bottom)],
             "columns": sides(4),
@@ -75,7 +91,7 @@ class Layout:
             4: sides(2),
             5: [*sides(2), (0.5, 0.5)],
             6: sides(3),
-            7: [*sides(3), (0.5, high if self.seven == "high" else 0.5)],
+            7: sevens[self.seven],
             8: eights[self.eight],
             9: nines[self.nine],
             10: [*sides(4), (0.5, self.ten), (0.5, 1 - self.ten)],
