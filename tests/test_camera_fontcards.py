@@ -7,7 +7,7 @@ import itertools
 import numpy as np
 import pytest
 
-from faro_pi.camera.training import fontcards, pips
+from faro_pi.camera.training import fontcards, fonts, pips
 from faro_pi.game.cards import DECK
 
 
@@ -81,3 +81,13 @@ def test_a_seed_makes_one_design_and_seeds_differ(typefaces):
     card = DECK[22]
     one, again = (fontcards.face(card, _style(5, typefaces), 120) for _ in range(2))
     assert one.tobytes() == again.tobytes()
+
+
+def test_the_calibration_typefaces_are_never_trained_on(typefaces):
+    """The threshold is chosen on made-up designs set in families training never uses."""
+    latin, suited = typefaces
+    held_latin, held_suited = fontcards.fonts(held=True)
+    assert held_latin and held_suited and set(held_suited) <= set(held_latin)
+    assert not set(held_latin) & set(latin)
+    assert {path.parent.name for path in held_latin} == set(fonts.HELD_OUT)
+    assert all(path.parent.name not in fonts.HELD_OUT for path in latin + suited)

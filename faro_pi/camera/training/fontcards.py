@@ -33,7 +33,7 @@ PIP_ASPECT = 1.2
 """The widest a suit symbol is, for its height: pips are spaced as if this wide."""
 REFERENCE = 400
 """The card height at which a design's index and pip sizes are worked out."""
-FORM = 4
+FORM = 5
 """Names the cached designs: a new way of drawing them renders them anew."""
 
 
@@ -364,14 +364,15 @@ def _court(image: Image.Image, card: Card, style: Style, ink) -> None:
     _place(image, symbol, (width - spot[0], height - spot[1]), True)
 
 
-def make(folder: Path, count: int, seed: int, height: int = 400) -> list[Path]:
-    """``count`` made-up designs in ``folder/font<FORM>-<seed>-<i>/`` (cached: made once)."""
-    latin, suited = fonts()
+def make(folder: Path, count: int, seed: int, height: int = 400, held: bool = False) -> list[Path]:
+    """``count`` made-up designs in ``folder/font<FORM>-<seed>-<i>/`` (cached: made once),
+    set in the font families training uses, or in those held out of it when ``held``."""
+    latin, suited = fonts(held)
     rng = np.random.default_rng(seed)
     made = []
     for i in range(count):
         style = Style(rng, latin, suited)
-        out = folder / f"font{FORM}-{seed}-{i}"
+        out = folder / f"font{FORM}{'h' if held else ''}-{seed}-{i}"
         made.append(out)
         if (out / ".done").exists():
             continue

@@ -39,14 +39,21 @@ FONT_FOLDERS = (
 )
 NOT_LETTERS = ("Math", "Symbol", "D050000L", "LinBiolinum_K")
 """Math, symbol and dingbat faces, and Biolinum's keyboard keys: no index is set in them."""
+HELD_OUT = ("lato", "gentium", "cantarell", "crosextra", "liberation")
+"""Font families (folders) the training's made-up designs never use: the calibration's
+made-up designs are set in them alone, so the threshold is chosen on typefaces and suit
+glyphs the model never saw, as it will meet them on a club's deck."""
 INDEX_CHARS = "A2345678910JQK"
 SYMBOLS = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
 
 
-def fonts() -> tuple[list[Path], list[Path]]:
-    """The fonts that draw every index character, and those that draw the suit symbols too."""
+def fonts(held: bool = False) -> tuple[list[Path], list[Path]]:
+    """The fonts that draw every index character, and those that draw the suit symbols too:
+    of the families training uses, or of those ``HELD_OUT`` of it when ``held``."""
     latin, suited = [], []
     for folder in FONT_FOLDERS:
+        if (folder.name in HELD_OUT) != held:
+            continue
         for path in sorted(folder.glob("*.[ot]tf")):
             if any(word in path.name for word in NOT_LETTERS):
                 continue
