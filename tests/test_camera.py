@@ -143,16 +143,18 @@ def test_read_prints_a_line_an_image_in_the_card_codes(tmp_path, faces, capsys):
     assert all(re.fullmatch(r"\S+ (KD|10H|3S|noread) [01]\.\d{3}", line) for line in lines)
 
 
-def test_read_exits_1_for_a_file_that_is_no_image_and_reads_the_rest(tmp_path, faces, capsys):
+def test_read_exits_1_for_a_missing_file_or_no_image_and_reads_the_rest(tmp_path, faces, capsys):
     rng = np.random.default_rng(7)
     bad = tmp_path / "notes.png"
     bad.write_text("not a picture")
     paths = _stills(tmp_path, faces, ["AS"], rng)
-    assert main(["camera", "read", str(bad), *paths]) == 1
+    missing = tmp_path / "AS.jgp"
+    assert main(["camera", "read", str(bad), str(missing), *paths]) == 1
     captured = capsys.readouterr()
     assert captured.out.split()[0] == paths[0]
     assert captured.out.split()[1] in ("AS", "noread")
     assert "notes.png: not an image file" in captured.err
+    assert "AS.jgp: no such file" in captured.err
 
 
 def test_teach_then_read_with_the_taught_deck(tmp_path, faces, capsys):
