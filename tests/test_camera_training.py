@@ -1,9 +1,9 @@
 """The script that makes the camera's model, run whole on a tiny case so it cannot rot.
 
-Two designs (one to train on, one to calibrate on) at a tiny size, a font-made one, a few
-hundred samples and one pass: every step of the real run (render, synthesise through the
-finder, train, calibrate, export to ONNX and check it under OpenCV, teach to pick the
-taught threshold), just small.
+Two designs (one to train on, one to calibrate on) at a tiny size, a font-made one for each
+(the calibration's in a held-out typeface), a few hundred samples and one pass: every step
+of the real run (render, synthesise through the finder, train, calibrate, export to ONNX
+and check it under OpenCV, teach to pick the taught threshold), just small.
 """
 
 from __future__ import annotations

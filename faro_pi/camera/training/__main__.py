@@ -7,7 +7,7 @@ views of the training designs through the reader's own finder, trains the net (P
 fits the temperatures on the calibration designs (held out), picks the thresholds there
 for the wrong-card goals first (untaught, then taught through the real ``teach``), and
 writes ``model.onnx`` and ``model.json`` (by default into faro_pi/camera/, what ships).
-``--tiny`` runs every step on three designs at a tiny size: the test that keeps this
+``--tiny`` runs every step on four designs at a tiny size: the test that keeps this
 script from rotting.
 """
 
@@ -61,7 +61,8 @@ def main(argv=None) -> int:
         for sets, share in ((folders["calibrate"], samples // 4), (held, samples // 8))
         if sets
     ]
-    print(f"samples: {len(train[0])} training, {[len(c[0]) for c in calibrate]} calibration")
+    sizes = [len(c[0]) for c in calibrate]
+    print(f"samples: {len(train[0])} training, {sizes} calibration", flush=True)
     from faro_pi.camera.training import net
 
     model = net.train(
@@ -83,7 +84,7 @@ def main(argv=None) -> int:
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m faro_pi.camera.training")
-    parser.add_argument("--tiny", action="store_true", help="three designs, tiny sizes")
+    parser.add_argument("--tiny", action="store_true", help="four designs, tiny sizes")
     parser.add_argument("--out", default=str(PACKAGE), help="where model.onnx/.json go")
     parser.add_argument("--samples", type=int, default=0)
     parser.add_argument("--epochs", type=int, default=0)
