@@ -45,21 +45,20 @@ def main(argv=None) -> int:
     height = 120 if args.tiny else 400
     folders = {role: _folders(ds, height) for role, ds in roles.items()}
     fonts = 1 if args.tiny else args.fonts
-    made = fontcards.make(designs.CACHE / "fonts" / str(height), fonts, 1, height)
+    fonts_at = designs.CACHE / "fonts" / str(height)
+    made = fontcards.make(fonts_at, fonts, 1, height)
+    held = fontcards.make(fonts_at, max(1, fonts // 12), 2, height, held=True)
     folders["train"] += [(path.name, str(path)) for path in made]
+    held = [(path.name, str(path)) for path in held]
     cache = designs.CACHE / "samples" / f"{args.version}-{height}"
     samples = args.samples or (240 if args.tiny else 120000)
     workers = 1 if args.tiny else 2
     train = dataset.shards(
         folders["train"], samples, 1, cache / _key(folders["train"]), workers=workers
     )
-    fonts_at = designs.CACHE / "fonts" / str(height)
-    held = fontcards.make(fonts_at, max(1, fonts // 12), 2, height, held=True)
-    held = [(path.name, str(path)) for path in held]
     calibrate = [
         dataset.shards(sets, max(share, 120), 2, cache / _key(sets), workers=workers)
         for sets, share in ((folders["calibrate"], samples // 4), (held, samples // 8))
-        if sets
     ]
     sizes = [len(c[0]) for c in calibrate]
     print(f"samples: {len(train[0])} training, {sizes} calibration", flush=True)
@@ -127,10 +126,11 @@ def _calibrate(model, sets) -> dict:
 
     x, a, b, rank, suit = (np.concatenate(part) for part in zip(*sets, strict=True))
     which = np.concatenate([np.full(len(s[3]), i) for i, s in enumerate(sets)])
+    card = rank != dataset.NONE
+    in_set = [card & (which == i) for i in range(len(sets))]  # each set's card faces
     one = net.logits(model, x, a, b)
     other = net.logits(model, np.ascontiguousarray(x[:, :, ::-1, ::-1]), b, a)
     logit = {k: (one[k] + other[k]) / 2 for k in HEADS}
-    card = rank != dataset.NONE
     # "not a card" is a class of the joint and the face rank heads, not of the index's
     temperatures = {k: net.temperature(logit[k], rank) for k in ("rank", "face_rank")}
     temperatures["index_rank"] = net.temperature(logit["index_rank"][card], rank[card])
@@ -158,8 +158,7 @@ def _calibrate(model, sets) -> dict:
             # a hand that hides a corner of a card still read rightly; how often those read
             # is reported
             threshold = max(
-                choose_threshold(confidence[card & one], right[card & one], WRONG_GOAL)
-                for one in (which == i for i in range(len(sets)))
+                choose_threshold(confidence[faces], right[faces], WRONG_GOAL) for faces in in_set
             )
             taken = confidence >= threshold
             reads = float((taken & right & card).sum() / card.sum())
@@ -173,10 +172,9 @@ def _calibrate(model, sets) -> dict:
         "noread": round(float((~taken & card).sum() / card.sum()), 4),
         "not_a_face_read": round(float((taken & ~card).sum() / max(1, (~card).sum())), 4),
     }
-    for i in range(len(sets)):
-        one = card & (which == i)
-        figures[f"set {i} right"] = round(float((taken & right & one).sum() / one.sum()), 4)
-        figures[f"set {i} wrong"] = round(float((taken & ~right & one).sum() / one.sum()), 5)
+    for i, faces in enumerate(in_set):
+        figures[f"set {i} right"] = round(float((taken & right & faces).sum() / faces.sum()), 4)
+        figures[f"set {i} wrong"] = round(float((taken & ~right & faces).sum() / faces.sum()), 5)
     print(f"calibration: {witnesses} {figures}", flush=True)
     return {
         "temperatures": temperatures,

@@ -22,8 +22,8 @@ class Layout:
 
     ``seven``: its odd pip high between the top and middle rows, or centred, or five rows
     of 1-2-1-2-1. ``eight``: two pips in the middle column, three rows of 3+2+3, two columns
-    of four, or five rows of 2-1-2-1-2. ``nine``: the
-    odd pip centred or high, or three rows of three. ``ten``: where its middle pips stand.
+    of four, or five rows of 2-1-2-1-2. ``nine``: the odd pip centred or high, or three rows
+    of three. ``ten``: where its middle pips stand.
     """
 
     columns: tuple[float, float] = (0.3, 0.7)
@@ -74,10 +74,10 @@ class Layout:
             "zigzag": zigzag((1, 2, 1, 2, 1)),
         }
         eights = {
-            "zigzag": zigzag((2, 1, 2, 1, 2)),
             "middle": [*sides(3), (0.5, high), (0.5, low)],
             "rows": [*sides(3), (0.5, top), (0.5, bottom)],
             "columns": sides(4),
+            "zigzag": zigzag((2, 1, 2, 1, 2)),
         }
         nines = {
             "centre": [*sides(4), (0.5, 0.5)],
