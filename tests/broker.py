@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.ports import free_port
+
 MOSQUITTO = os.environ.get("FARO_MOSQUITTO", "/usr/sbin/mosquitto")
 PASSWD = "/usr/bin/mosquitto_passwd"
 FLOOR_USER = "floor"
@@ -49,12 +51,6 @@ log_type warning
 log_type notice
 connection_messages true
 """
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 def mosquitto() -> str:

@@ -41,6 +41,7 @@ from faro_pi.shoe.fsp1 import (
     ack,
 )
 from tests.conftest import CONFIG, daemon_on, shuffled, until
+from tests.ports import free_port
 
 SIZE = (320, 240)
 UNSURE = 200
@@ -301,12 +302,6 @@ def test_over_a_pty_every_card_and_no_read_reaches_the_host_once_in_order_though
     assert isinstance(host.taken[21], NoRead)
     assert host.lost and host.repeats  # the line really lost acknowledgements
     assert host.parser.discarded == dict.fromkeys(host.parser.discarded, 0)
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 def socket_config(folder: Path, port: int) -> Path:

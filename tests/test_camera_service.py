@@ -7,7 +7,6 @@ import logging
 import os
 import re
 import shutil
-import socket
 import subprocess
 import threading
 import time
@@ -21,6 +20,7 @@ from faro_pi.camera import scene
 from faro_pi.camera.line import Link, SocketLine
 from faro_pi.config import ConfigError, parse_config
 from faro_pi.doctor.camera import camera_checks, gadget_check, light_check
+from tests.ports import free_port
 from tests.test_deployment import ROOT, UNIT, unit_settings
 
 CAMERA_UNIT = ROOT / "systemd" / "faro-pi-camera.service"
@@ -141,9 +141,7 @@ def test_a_usb_camera_that_is_not_there_fails_and_says_what_to_do():
 def test_the_doctor_finds_the_camera_reader_on_its_socket_and_says_how_to_start_it():
     from faro_pi.doctor.reader import check_reader
 
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
+    port = free_port()
     config = parse_config(f'[reader]\nport = "socket://127.0.0.1:{port}"\n')
     check = check_reader(config, 1.0)
     assert not check.ok and "faro-pi-camera" in check.fix

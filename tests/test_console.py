@@ -43,14 +43,9 @@ from faro_pi.service import view
 from faro_pi.service.export import export_lines
 from faro_pi.service.journal import Journal
 from tests.conftest import running_table, until, write_config
+from tests.ports import free_port
 
 SEATS = ["Ann", "Bob", "Cy"]
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 def console_config(folder: Path, token: str | None = None, port: int | None = None) -> int:

@@ -38,7 +38,8 @@ from faro_pi.game.cards import DECK
 from faro_pi.service import view as snapshot
 from faro_pi.shoe.fsp1 import Ack, CardFrame, FrameParser, Hello
 from tests.conftest import NotifySocket, running_table, until, write_config
-from tests.test_console import SEATS, console_config, console_of, console_table, free_port
+from tests.ports import free_port
+from tests.test_console import SEATS, console_config, console_of, console_table
 
 ATTACKERS = 1100
 PACKS = 4

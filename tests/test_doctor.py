@@ -9,7 +9,6 @@ import io
 import os
 import pty
 import re
-import socket
 import threading
 import time
 import tty
@@ -27,6 +26,7 @@ from faro_pi.game.events import Session
 from faro_pi.service.journal import Change, Journal
 from faro_pi.virtual.reader import VirtualReader
 from tests.conftest import running_table, until
+from tests.ports import free_port
 from tests.test_daemon_process import a_bet_raised_before_the_mark, rows_that_no_longer_apply
 
 CONFIG = """\
@@ -380,12 +380,6 @@ async def test_the_writer_lock_is_found_without_proc_locks_and_not_after_the_dae
     assert await scenario() == (os.getpid(), 0)  # 0: held, by a process not named
     assert journal_writer(path) is None and journal_writer(path, locks=nowhere) is None
     assert journal_writer(tmp_path / "no-journal") is None
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 async def test_a_daemon_on_the_consoles_port_is_found_and_asked_about_the_reader(config, tmp_path):

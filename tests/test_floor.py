@@ -47,9 +47,10 @@ from faro_pi.service import export as table_export
 from faro_pi.service import verify
 from faro_pi.service.chain import GENESIS, Stored, seal
 from faro_pi.service.journal import Change, Journal
-from tests.broker import FLOOR_USER, Mosquitto, free_port
+from tests.broker import FLOOR_USER, Mosquitto
 from tests.conftest import NotifySocket, running_table, until, write_config
 from tests.floor_table import row_messages
+from tests.ports import free_port
 
 FLOOR_PASSWORD = "the-floor-watches"
 SEATS = ("Ann", "Bob", "Cy")
@@ -843,8 +844,10 @@ class TableProcess:
     async def start(self) -> None:
         """Starts the table and awaits its READY=1, sent once its console listens."""
         notify = NotifySocket(self.folder)
+        log = self.folder / "daemon.log"
+        before = log.stat().st_size if log.exists() else 0
         try:
-            with (self.folder / "daemon.log").open("a") as log_file:
+            with log.open("a") as log_file:
                 self.proc = subprocess.Popen(
                     [sys.executable, "-m", "tests.floor_table", str(self.config)],
                     cwd=ROOT,
@@ -855,17 +858,24 @@ class TableProcess:
             try:
                 await notify.awaited("READY=1", timeout=20)
             except TimeoutError:
-                raise AssertionError((self.folder / "daemon.log").read_text()) from None
+                raise AssertionError(log.read_text()) from None
         finally:
             notify.close()
+        said = log.read_bytes()[before:].decode()
+        assert "console: not served" not in said, said  # the table is no use to the test
 
     def url(self, path: str) -> str:
         return f"http://127.0.0.1:{self.port}{path}"
 
     async def enter(self, http: httpx.AsyncClient, event) -> None:
-        answer = await http.post(
-            self.url("/api/events"), json=event_to_json(event), headers=self.auth
-        )
+        try:
+            answer = await http.post(
+                self.url("/api/events"), json=event_to_json(event), headers=self.auth
+            )
+        except httpx.TransportError as exc:
+            alive = "running" if self.proc.poll() is None else f"exited {self.proc.returncode}"
+            log = (self.folder / "daemon.log").read_text()[-4000:]
+            raise AssertionError(f"{self.name} ({alive}): {exc!r}\n{log}") from None
         assert answer.status_code == 200, answer.text
 
     def kill(self) -> None:

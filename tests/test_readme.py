@@ -7,7 +7,6 @@ import os
 import re
 import shlex
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -15,6 +14,7 @@ from pathlib import Path
 
 from faro_pi.config import reference_markdown
 from tests.conftest import NotifySocket
+from tests.ports import free_port
 
 ROOT = Path(__file__).parent.parent
 README = ROOT / "README.md"
@@ -84,12 +84,6 @@ def _without_comment(line: str) -> str:
     return re.sub(r"\s+#\s.*$", "", line)
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
 def _make_recipe(target: str) -> str:
     """The command a Makefile target runs (its prerequisite, the installed venv, taken as done)."""
     done = subprocess.run(
@@ -111,7 +105,7 @@ class Shell:
         (folder / ".venv").symlink_to(VENV_BIN.parent)  # the README's .venv/bin/faro-pi
         table = folder / "table"
         table.mkdir()
-        self.port = _free_port()
+        self.port = free_port()
         (table / "config.toml").write_text(TABLE_CONFIG.format(folder=table, port=self.port))
         self.env = {k: v for k, v in os.environ.items() if not k.startswith("FARO_PI")}
         # a fresh clone's: no faro-pi on the PATH (make sim and make test put it in .venv/bin)

@@ -350,7 +350,7 @@ def test_the_sim_with_its_console_keeps_the_table_up_and_prints_the_page_link(tm
 
     import httpx
 
-    from tests.test_console import free_port
+    from tests.ports import free_port
 
     port, out = free_port(), tmp_path / "out"
     command = ["sim", "--console", "--port", str(port), "--speed", "0", "--out", str(out)]

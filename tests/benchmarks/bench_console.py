@@ -28,6 +28,7 @@ from faro_pi.shoe.fsp1 import CardFrame, Hello
 from tests.benchmarks.bench_daemon import PACE, Child
 from tests.benchmarks.figures import report
 from tests.conftest import write_config
+from tests.ports import free_port
 from tests.test_console_attack import ATTACKERS, hold_back_heads
 
 RUNS = 10
@@ -40,9 +41,7 @@ FILES = 4096
 def configure(folder: Path, console: bool) -> None:
     path = write_config(folder)
     if console:
-        with socket.socket() as probe:
-            probe.bind(("127.0.0.1", 0))
-            port = probe.getsockname()[1]
+        port = free_port()
         path.write_text(path.read_text().replace("enabled = false", f"port = {port}"))
         (folder / "port").write_text(str(port))
 

@@ -29,6 +29,7 @@ from faro_pi.service.journal import Change, Journal
 from faro_pi.shoe.fsp1 import Ack, CardFrame, FrameParser, Hello
 from tests.benchmarks.figures import percentile, report
 from tests.conftest import write_config
+from tests.ports import free_port
 
 RUNS = 10
 IDLE = 6.0
@@ -236,9 +237,7 @@ def sigterm_to_exit(base: Path, runs: int = 10) -> list[float]:
     for run in range(runs):
         folder = base / f"stop-{run}"
         folder.mkdir()
-        with socket.socket() as probe:
-            probe.bind(("127.0.0.1", 0))
-            port = probe.getsockname()[1]
+        port = free_port()
         (folder / "config.toml").write_text(STOP_CONFIG.format(folder=folder, port=port))
         child = Child(folder)
         child.exchange(Hello(0, "bench"))

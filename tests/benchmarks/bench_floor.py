@@ -32,9 +32,10 @@ from faro_pi.game.demo import play
 from faro_pi.shoe.fsp1 import CardFrame, FrameParser, Hello
 from tests.benchmarks.bench_daemon import PACE, Child
 from tests.benchmarks.figures import percentile, report
-from tests.broker import FLOOR_USER, Mosquitto, free_port
+from tests.broker import FLOOR_USER, Mosquitto
 from tests.conftest import write_config
 from tests.floor_table import row_messages
+from tests.ports import free_port
 
 TABLES = 20
 INGEST_ROWS = 2500

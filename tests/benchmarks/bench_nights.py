@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import random
-import socket
 import sqlite3
 import tempfile
 import time
@@ -30,6 +29,7 @@ from faro_pi.service.journal import Journal
 from tests.benchmarks.bench_daemon import Child
 from tests.benchmarks.figures import report
 from tests.conftest import write_config
+from tests.ports import free_port
 
 NIGHTS = 300
 PACKS = 20
@@ -68,12 +68,6 @@ def build(path: Path) -> tuple[int, int]:
         db.execute("INSERT INTO verified (one, id, hash) VALUES (1, ?, ?)", (mark[0], mark[3]))
     db.close()
     return len(rows), kept
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def console_on(folder: Path) -> int:
