@@ -33,7 +33,7 @@ PIP_ASPECT = 1.2
 """The widest a suit symbol is, for its height: pips are spaced as if this wide."""
 REFERENCE = 400
 """The card height at which a design's index and pip sizes are worked out."""
-FORM = 5
+FORM = 6
 """Names the cached designs: a new way of drawing them renders them anew."""
 
 

@@ -12,23 +12,24 @@ class Shapes:
     """Suit symbols drawn from circles, polygons and curves, in one design's proportions.
 
     Fonts that have the suit symbols are few and alike; real decks' hearts are plump or
-    lean, their diamonds wide or narrow, their spades' feet straight or flared.
+    lean, their diamonds wide or narrow, their spades' feet straight or flared or thin as a
+    stalk; a plump spade and a club of big round lobes are the pair most often confused.
     """
 
     def __init__(self, rng: np.random.Generator):
-        self.lobe = rng.uniform(0.22, 0.32)  # heart and spade lobes' radius
+        self.lobe = rng.uniform(0.22, 0.36)  # heart and spade lobes' radius
         self.overlap = rng.uniform(0.65, 0.95)  # how far apart the lobes stand, of it
-        self.fullness = rng.uniform(0.25, 0.75)  # a heart's sides: straight V to round
+        self.fullness = rng.uniform(0.25, 0.9)  # a heart's sides: straight V to round
         self.diamond = rng.uniform(0.58, 0.86)  # width for height
         self.bow = rng.uniform(-0.1, 0.06)  # a diamond's sides: drawn in (<0) or out
-        self.foot = rng.uniform(0.1, 0.32)  # the spade's and club's foot, half its width
+        self.foot = rng.uniform(0.06, 0.32)  # the spade's and club's foot, half its width
         self.foot_height = rng.uniform(0.15, 0.34)
         self.flare = rng.uniform(0.0, 0.9)  # the foot's sides: straight to curved in
-        self.club = rng.uniform(0.17, 0.28)  # a club's side lobes
+        self.club = rng.uniform(0.17, 0.33)  # a club's side lobes
         self.club_top = rng.uniform(0.85, 1.3)  # its top lobe, for a side lobe
         self.club_angle = math.radians(rng.uniform(45, 65))
         # the lobes' centres apart, of their radii: at the low end one merged blob
-        self.club_reach = rng.uniform(0.52, 0.85)
+        self.club_reach = rng.uniform(0.52, 0.95)
 
     def mask(self, suit: str, height: int, hollow: bool = False) -> Image.Image:
         """The symbol ``height`` pixels tall, drawn at four times that and brought down."""
