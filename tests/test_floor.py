@@ -944,7 +944,8 @@ async def test_three_tables_copied_whole_through_broker_restarts_and_a_kill_9(tm
     logs = {table.name: (table.folder / "daemon.log").read_text() for table in tables}
     assert logs["t2"].count("INFO ready:") == 2  # killed, and started again
     assert all(text.count("floor: lost the broker") == 2 for text in logs.values())
-    assert any("the floor asked for the rows from" in text for text in logs.values())
+    # Whether a kill strands a row the floor must ask for again depends on what was in
+    # flight at that instant; the asking itself is held by the late floor's test above.
 
 
 FLOOR_UNIT = ROOT / "systemd" / "faro-pi-floor.service"
