@@ -51,3 +51,28 @@ def test_the_threshold_keeps_wrong_reads_within_the_goal():
     assert choose_threshold(confidence[3:4], right[3:4], 0.0) == 1.0
     # no wrong read at all says nothing of where they begin: the least threshold
     assert choose_threshold(confidence[:3], right[:3], 0.0) == 0.0
+
+
+def test_a_stopped_training_run_goes_on_from_its_last_saved_pass(tmp_path):
+    """A full run takes hours on a Pi-class machine; a stop loses at most one pass."""
+    import torch
+
+    from faro_pi.camera.training import net
+
+    rng = np.random.default_rng(1)
+    n = 8
+    data = (
+        rng.integers(0, 256, (n, 2, 128, 96), dtype=np.uint8),
+        rng.integers(0, 256, (n, 2, 72, 48), dtype=np.uint8),
+        rng.integers(0, 256, (n, 2, 72, 48), dtype=np.uint8),
+        rng.integers(0, 13, n).astype(np.int64),
+        rng.integers(0, 4, n).astype(np.int64),
+    )
+    keep = tmp_path / "passes.pt"
+    said: list[str] = []
+    first = net.train(data, epochs=1, width=4, keep=keep, log=lambda *a, **k: said.append(a[0]))
+    assert keep.exists() and torch.load(keep)["done"] == 1
+    again = net.train(data, epochs=1, width=4, keep=keep, log=lambda *a, **k: said.append(a[0]))
+    assert said[-1].startswith("going on after pass 1")
+    for name, value in first.state_dict().items():
+        assert torch.equal(value, again.state_dict()[name]), name

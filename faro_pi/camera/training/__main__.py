@@ -64,9 +64,9 @@ def main(argv=None) -> int:
     print(f"samples: {len(train[0])} training, {sizes} calibration", flush=True)
     from faro_pi.camera.training import net
 
-    model = net.train(
-        train, epochs=args.epochs or (1 if args.tiny else 5), width=args.width, init=args.init
-    )
+    epochs = args.epochs or (1 if args.tiny else 5)
+    keep = None if args.tiny else designs.CACHE / f"passes-{args.version}-{samples}-{epochs}.pt"
+    model = net.train(train, epochs=epochs, width=args.width, init=args.init, keep=keep)
     torch.save(model.state_dict(), designs.CACHE / f"model-{args.version}.pt")
     settings = _calibrate(model, calibrate)
     out = Path(args.out)

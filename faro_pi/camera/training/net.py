@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import time
+from pathlib import Path
 
 import numpy as np
 import torch
@@ -145,10 +146,20 @@ NONE_WEIGHT = 1.5
 
 
 def train(
-    data, *, epochs: int, batch: int = 128, seed: int = 0, width: int = 16, init=None, log=print
+    data,
+    *,
+    epochs: int,
+    batch: int = 128,
+    seed: int = 0,
+    width: int = 16,
+    init=None,
+    keep=None,
+    log=print,
 ):
     """A trained :class:`Net` on ``data`` (stored x, a, b, rank, suit), in ``epochs``
-    passes; from the weights in ``init`` (a saved state) when given, at a third of the rate."""
+    passes; from the weights in ``init`` (a saved state) when given, at a third of the rate.
+    With ``keep`` (a path) every finished pass is saved there, and a run that was stopped
+    goes on from its last pass: a full run takes hours."""
     torch.manual_seed(seed)
     gen = torch.Generator().manual_seed(seed)
     x, a, b, rank, suit = data
@@ -165,7 +176,15 @@ def train(
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=rate, total_steps=steps, pct_start=0.15)
     rank_t, suit_t = torch.from_numpy(rank), torch.from_numpy(suit)
     start = time.time()
-    for epoch in range(epochs):
+    done = 0
+    if keep is not None and Path(keep).exists():
+        kept = torch.load(keep)
+        for part, state in ((model, "model"), (opt, "opt"), (sched, "sched")):
+            part.load_state_dict(kept[state])
+        gen.set_state(kept["gen"])
+        done = kept["done"]
+        log(f"going on after pass {done} saved in {keep}", flush=True)
+    for epoch in range(done, epochs):
         model.train()
         order = torch.multinomial(weight, len(x), replacement=True, generator=gen)
         total, seen = 0.0, 0
@@ -184,6 +203,10 @@ def train(
             f"epoch {epoch + 1}/{epochs}: loss {total / seen:.4f} ({time.time() - start:.0f} s)",
             flush=True,
         )
+        if keep is not None:
+            state = {"model": model.state_dict(), "opt": opt.state_dict()}
+            state |= {"sched": sched.state_dict(), "gen": gen.get_state(), "done": epoch + 1}
+            torch.save(state, keep)
     model.eval()
     return model
 
