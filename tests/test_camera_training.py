@@ -54,7 +54,7 @@ def test_the_threshold_keeps_wrong_reads_within_the_goal():
 
 
 def test_a_stopped_training_run_goes_on_from_its_last_saved_pass(tmp_path):
-    """A full run takes hours on a Pi-class machine; a stop loses at most one pass."""
+    """A full run takes hours on a 2-core machine; a stop loses at most one pass."""
     import torch
 
     from faro_pi.camera.training import net

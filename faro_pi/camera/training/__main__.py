@@ -68,6 +68,8 @@ def main(argv=None) -> int:
     keep = None if args.tiny else designs.CACHE / f"passes-{args.version}-{samples}-{epochs}.pt"
     model = net.train(train, epochs=epochs, width=args.width, init=args.init, keep=keep)
     torch.save(model.state_dict(), designs.CACHE / f"model-{args.version}.pt")
+    if keep is not None:
+        keep.unlink(missing_ok=True)  # the passes are done: a new run starts afresh
     settings = _calibrate(model, calibrate)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
