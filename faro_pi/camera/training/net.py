@@ -199,14 +199,14 @@ def train(
             sched.step()
             total += loss.item() * len(idx)
             seen += len(idx)
-        log(
-            f"epoch {epoch + 1}/{epochs}: loss {total / seen:.4f} ({time.time() - start:.0f} s)",
-            flush=True,
-        )
         if keep is not None:
             state = {"model": model.state_dict(), "opt": opt.state_dict()}
             state |= {"sched": sched.state_dict(), "gen": gen.get_state(), "done": epoch + 1}
             torch.save(state, keep)
+        log(
+            f"epoch {epoch + 1}/{epochs}: loss {total / seen:.4f} ({time.time() - start:.0f} s)",
+            flush=True,
+        )
     model.eval()
     return model
 
