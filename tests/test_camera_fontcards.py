@@ -7,7 +7,7 @@ import itertools
 import numpy as np
 import pytest
 
-from faro_pi.camera.training import fontcards, fonts, pips
+from faro_pi.camera.training import fontcards, fonts, layouts
 from faro_pi.game.cards import DECK
 
 
@@ -51,14 +51,14 @@ def test_a_design_makes_all_52_faces_on_rounded_cards(typefaces):
 
 def test_every_layout_puts_as_many_pips_as_the_rank():
     for choice in itertools.product(
-        pips.COLUMN_PAIRS,
-        pips.ROW_SPANS,
-        pips.SEVENS,
-        pips.EIGHTS,
-        pips.NINES,
-        pips.TENS,
+        layouts.COLUMN_PAIRS,
+        layouts.ROW_SPANS,
+        layouts.SEVENS,
+        layouts.EIGHTS,
+        layouts.NINES,
+        layouts.TENS,
     ):
-        layout = pips.Layout(*choice)
+        layout = layouts.Layout(*choice)
         for rank in range(1, 11):
             places = layout.pips(rank)
             assert len(places) == rank, (choice, rank)

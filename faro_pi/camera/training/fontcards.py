@@ -22,7 +22,7 @@ from PIL import Image, ImageChops, ImageDraw
 
 from faro_pi.camera.training.courts import figure
 from faro_pi.camera.training.fonts import SYMBOLS, fonts, has, loaded, pick
-from faro_pi.camera.training.pips import Layout
+from faro_pi.camera.training.layouts import Layout
 from faro_pi.camera.training.suits import Shapes
 from faro_pi.game.cards import DECK, RANKS, Card
 
