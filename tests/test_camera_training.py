@@ -3,7 +3,8 @@
 Two designs (one to train on, one to calibrate on) at a tiny size, a font-made one for each
 (the calibration's in a held-out typeface), a few hundred samples and one pass: every step
 of the real run (render, synthesise through the finder, train, calibrate, export to ONNX
-and check it under OpenCV, teach to pick the taught threshold), just small.
+and check it under OpenCV, teach to pick the taught threshold; then the pips' views, the
+pip net, the fused read's weights and threshold), just small.
 """
 
 from __future__ import annotations
@@ -18,7 +19,8 @@ import cv2
 import numpy as np
 import pytest
 
-from faro_pi.camera.recognise import Recogniser
+from faro_pi.camera.pips import COUNTS
+from faro_pi.camera.recognise import EVIDENCE, Recogniser
 from faro_pi.camera.training.__main__ import choose_threshold
 
 ROOT = Path(__file__).parent.parent
@@ -37,10 +39,14 @@ def test_the_training_script_makes_a_model_opencv_reads(tmp_path):
     settings = json.loads((tmp_path / "model.json").read_text())
     assert {"temperatures", "witnesses", "threshold", "taught_threshold"} <= set(settings)
     assert min(settings["temperatures"].values()) > 0 and 0 <= settings["threshold"] <= 1
+    assert set(settings["fusion"]) == set(EVIDENCE)
+    counts = np.exp(np.array(settings["counts"]))
+    assert counts.shape == (13, 2 * COUNTS) and np.allclose(counts.sum(axis=1), 1, atol=1e-3)
     recogniser = Recogniser.load(model=tmp_path / "model.onnx")
     reading = recogniser.read(np.zeros((240, 320, 3), np.uint8))
     assert reading.card is None
     assert cv2.dnn.readNetFromONNX(str(tmp_path / "model.onnx")) is not None
+    assert cv2.dnn.readNetFromONNX(str(tmp_path / "pips.onnx")) is not None
 
 
 def test_the_threshold_keeps_wrong_reads_within_the_goal():

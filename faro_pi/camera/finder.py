@@ -26,6 +26,10 @@ CORNER_SHARE = (0.24, 0.26)
 """How much of the visible face's width and height an index corner takes: a poker card's
 index stands within its first 15 mm across and 23 mm down."""
 
+DETAIL = (144, 200)
+"""Width and height of the sharper cut of the face the pips are found on: a ten's pips some
+twenty pixels tall."""
+
 CORNER_SOURCE = 280
 """About the card's height in pixels in the still the corners are cut from: a corner's cut
 is then about its own size there, so no detail is lost and little time is spent."""
@@ -40,10 +44,13 @@ class Cut:
     corners: tuple[np.ndarray, np.ndarray]
     """The top-left corner, and the bottom-right one turned half round (BGR, ``CORNER``):
     either way up the card lies, both show an index upright."""
+    detail: np.ndarray | None = None
+    """The visible face again, sharper (BGR, ``DETAIL``): where the pips are found."""
 
     def turned(self) -> Cut:
         """The same card seen the other way up."""
-        return Cut(self.face[::-1, ::-1].copy(), (self.corners[1], self.corners[0]))
+        detail = None if self.detail is None else self.detail[::-1, ::-1].copy()
+        return Cut(self.face[::-1, ::-1].copy(), (self.corners[1], self.corners[0]), detail)
 
 
 WORK_HEIGHT = 240
@@ -72,7 +79,8 @@ def find(image: np.ndarray) -> Cut | None:
     card_height = float(np.linalg.norm(quad[3] - quad[0])) * shrink
     scale = max(1, int(card_height // CORNER_SOURCE))
     source = small if scale == shrink else _shrunk(image, scale)[0]
-    return Cut(cut(small, quad), corners(source, quad * (shrink / scale)))
+    there = quad * (shrink / scale)
+    return Cut(cut(small, quad), corners(source, there), cut(source, there, DETAIL))
 
 
 def working(image: np.ndarray) -> tuple[np.ndarray, int]:
@@ -139,8 +147,8 @@ def _order(corners: np.ndarray) -> np.ndarray:
     return np.array(ring, np.float32)
 
 
-def cut(image: np.ndarray, quad: np.ndarray) -> np.ndarray:
-    w, h = CROP
+def cut(image: np.ndarray, quad: np.ndarray, size: tuple[int, int] = CROP) -> np.ndarray:
+    w, h = size
     target = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32)
     warp = cv2.getPerspectiveTransform(quad.astype(np.float32), target)
     return cv2.warpPerspective(image, warp, (w, h), flags=cv2.INTER_LINEAR)

@@ -1,16 +1,17 @@
-"""Reading a card from a camera still: find the face, run the model, say how sure.
+"""Reading a card from a still: find the face, run the models, say how sure.
 
-The model has three witnesses: the face (pips, figures), the index corners (cut sharp), and
-a joint head over both. The joint head names the card; a read is that card only when the
-witnesses agree on it surely enough on a calibrated scale: each witness's probability of
-that rank times that suit, after temperature scaling, combined as a weighted geometric
-mean, against a threshold chosen on designs the model never saw, for the wrong-card goal
-first. One witness fooled (a 9 laid out like a 10, an index hidden under the rim) is then
-not enough to read a card wrong. Anything else is a no-read (the table's ``noread``
-alarm), never a guess: a wrong card costs a void and a dispute, a no-read costs a tap. A
-taught deck (``teach``) adds a classifier over the model's embedding for the 52 faces of
-the deck in use and for "none of them"; a taught read must also agree with the nearest
-taught card.
+Four witnesses: the face (pips, figures), the index corners (cut sharp), a joint head
+over both, and the pips themselves (``pips``: their count and figure, and each pip's
+suit by the pip net). Each gives a log-likelihood of each of the 52 cards; the read is
+their weighted sum's posterior (the weights fitted on designs the model never saw, so
+that the posterior is a probability), and a card only when that posterior clears the
+threshold chosen there for the wrong-card goal first. One witness fooled (a 9 laid out
+like a 10, an index hidden under the rim, a club drawn plump as a spade) then pulls the
+posterior down rather than the read over. Anything else is a no-read (the table's
+``noread`` alarm), never a guess: a wrong card costs a void and a dispute, a no-read
+costs a tap. A taught deck (``teach``) adds a classifier over the model's embedding for
+the 52 faces of the deck in use and for "none of them"; a taught read must also agree
+with the nearest taught card.
 """
 
 from __future__ import annotations
@@ -23,10 +24,12 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from faro_pi.camera import finder
+from faro_pi.camera import finder, pips
 from faro_pi.game.cards import DECK, Card
 
 MODEL = Path(__file__).with_name("model.onnx")
+PIPS = Path(__file__).with_name("pips.onnx")
+"""The pip net: a pip's suit, or "not a pip" (``training/pipnet.py``)."""
 SETTINGS = Path(__file__).with_name("model.json")
 """The temperatures and thresholds the training script chose for ``MODEL``."""
 NONE = 13
@@ -63,6 +66,15 @@ class Look:
     ``index_suit``."""
 
 
+@dataclass(frozen=True)
+class PipLook:
+    """What the pips say: their count and figure, and each suit's mean log-probability over
+    the pips (None with no pips, or beside a figure, whose pieces are no suit's pips)."""
+
+    signature: int
+    suit: np.ndarray | None
+
+
 WITNESS_HEADS = ("face_rank", "face_suit", "index_rank", "index_suit")
 """The face's and the index's own heads, beside the joint one."""
 HEADS = ("rank", "suit", *WITNESS_HEADS)
@@ -80,6 +92,34 @@ def agreement(look: Look, rank: int, suit: int, witnesses: dict[str, float]) -> 
             logs.append(weight * np.log(p + 1e-12))
             weights.append(weight)
     return float(np.exp(sum(logs) / sum(weights)))
+
+
+EVIDENCE = ("joint", "index", "face", "count", "pips")
+"""The fused read's terms, each weighed by ``settings["fusion"]``."""
+
+
+def evidence(look: Look, pip_look: PipLook | None, counts: np.ndarray) -> np.ndarray:
+    """Each term's log-likelihood of each of the 52 cards (5 × 4 suits × 13 ranks): the
+    joint head's, the index's and the face's rank and suit, the pips' count and figure
+    (``counts``: log P(signature | rank)), and the pips' suits."""
+    out = np.zeros((len(EVIDENCE), 4, 13))
+    for i, (rank, suit) in enumerate(
+        (
+            (look.rank, look.suit),
+            *((look.heads[f"{w}_rank"], look.heads[f"{w}_suit"]) for w in ("index", "face")),
+        )
+    ):
+        out[i] = np.log(rank[:13] + 1e-9)[None] + np.log(suit + 1e-9)[:, None]
+    if pip_look is not None:
+        out[3] = counts[:, pip_look.signature][None]
+        if pip_look.suit is not None:
+            out[4] = pip_look.suit[:, None]
+    return out
+
+
+def fused(terms: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """The 52 cards' posterior (in ``DECK`` order) from ``evidence``'s terms, weighed."""
+    return softmax(np.tensordot(weights, terms, 1).ravel())
 
 
 @dataclass(frozen=True)
@@ -131,18 +171,26 @@ def model_id(path: Path = MODEL) -> str:
 class Recogniser:
     """Reads a card from a still; ``load`` it once, then ``read`` each still."""
 
-    def __init__(self, net, settings: dict, taught: Taught | None = None, model: str = ""):
+    def __init__(
+        self, net, settings: dict, taught: Taught | None = None, model: str = "", pip_net=None
+    ):
         self._net = net
+        self._pip_net = pip_net
         self.settings = settings
         self.taught = taught
         self.model = model
+        fusion = settings.get("fusion")
+        self.weights = None if fusion is None else np.array([fusion[k] for k in EVIDENCE])
+        self.counts = np.array(settings.get("counts", np.zeros((13, 2 * pips.COUNTS))))
 
     @classmethod
     def load(cls, deck: Path | None = None, model: Path = MODEL) -> Recogniser:
         """The shipped model, and the deck taught into ``deck`` when one is given."""
         settings = json.loads(model.with_suffix(".json").read_text())
         net = cv2.dnn.readNetFromONNX(str(model))
-        me = cls(net, settings, model=model_id(model))
+        pip_model = model.with_name(PIPS.name)
+        pip_net = cv2.dnn.readNetFromONNX(str(pip_model)) if "fusion" in settings else None
+        me = cls(net, settings, model=model_id(model), pip_net=pip_net)
         if deck is not None:
             me.taught = load_deck(Path(deck), me.model)
         return me
@@ -158,12 +206,22 @@ class Recogniser:
         look = self.look([cut])[0]
         if self.taught is not None:
             return self.taught.read(look)
-        return self.untaught(look)
+        if self.weights is None:
+            return self.untaught(look)
+        return self.untaught(look, self.pip_looks([cut])[0])
 
-    def untaught(self, look: Look) -> Reading:
+    def untaught(self, look: Look, pip_look: PipLook | None = None) -> Reading:
+        """The shipped model's read: the witnesses' fused posterior over the 52 cards when
+        the model has a pip witness, else the agreement of the face's and index's heads."""
         rank = int(np.argmax(look.rank))
         if rank == NONE:
             return Reading(None, 0.0)
+        if self.weights is not None:
+            p = fused(evidence(look, pip_look, self.counts), self.weights)
+            best = int(np.argmax(p))
+            if p[best] < self.settings["threshold"]:
+                return Reading(None, float(p[best]))
+            return Reading(DECK[best], float(p[best]))
         suit = int(np.argmax(look.suit))
         confidence = agreement(look, rank, suit, self.settings["witnesses"])
         if confidence < self.settings["threshold"]:
@@ -199,6 +257,23 @@ class Recogniser:
             Look(p["rank"][i], p["suit"][i], embed[i], {k: p[k][i] for k in WITNESS_HEADS})
             for i in range(n)
         ]
+
+    def pip_looks(self, cuts: list[finder.Cut]) -> list[PipLook]:
+        """What each card's pips say, their cuts read by the pip net in one batch."""
+        found = [pips.find(cut.detail) for cut in cuts]
+        stack = [f.cuts for f in found if f.count and not f.figure]
+        if stack:
+            self._pip_net.setInput(np.concatenate(stack), "pips")
+            p = softmax(self._pip_net.forward("suit"))
+            each = np.log(p[:, :4] + p[:, 4:] / 4)
+        looks, at = [], 0
+        for f in found:
+            suit = None
+            if f.count and not f.figure:
+                suit = each[at : at + f.count].mean(axis=0)
+                at += f.count
+            looks.append(PipLook(f.signature, suit))
+        return looks
 
 
 FACE_OUTPUTS = ("face_rank", "face_suit", "face_embed", "joint_face_rank", "joint_face_suit")

@@ -11,18 +11,20 @@ JPEG, defocus) and read twice: untaught (the shipped model alone), and taught (a
 Goals: untaught ≥ 98 % right and ≤ 0.2 % wrong; taught ≥ 99.5 % right and ≤ 0.05 % wrong;
 ≤ 25 ms CPU a still.
 
-Run: ``.venv/bin/python -m tests.benchmarks.bench_camera [VIEWS_A_CARD]``
+Run: ``.venv/bin/python -m tests.benchmarks.bench_camera [VIEWS_A_CARD [MODEL.onnx]]``
+(another model: one the training script wrote elsewhere, before it replaces the shipped one)
 """
 
 from __future__ import annotations
 
 import sys
 import time
+from pathlib import Path
 
 import numpy as np
 
 from faro_pi.camera import scene
-from faro_pi.camera.recognise import Recogniser
+from faro_pi.camera.recognise import MODEL, Recogniser
 from faro_pi.camera.teach import teach
 from faro_pi.camera.training import designs
 from faro_pi.camera.training.dataset import load_faces
@@ -59,8 +61,8 @@ def line(name: str, counts: dict) -> str:
     )
 
 
-def main(views: int = 4) -> None:
-    base = Recogniser.load()
+def main(views: int = 4, model: Path = MODEL) -> None:
+    base = Recogniser.load(model=model)
     rng = np.random.default_rng(2026)
     total = {mode: {"right": 0, "wrong": 0, "noread": 0} for mode in ("unseen", "taught")}
     cpu: list[float] = []
@@ -82,4 +84,7 @@ def main(views: int = 4) -> None:
 
 
 if __name__ == "__main__":
-    main(int(sys.argv[1]) if len(sys.argv) > 1 else 4)
+    main(
+        int(sys.argv[1]) if len(sys.argv) > 1 else 4,
+        Path(sys.argv[2]) if len(sys.argv) > 2 else MODEL,
+    )

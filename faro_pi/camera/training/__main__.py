@@ -20,6 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
+from faro_pi.camera.recognise import EVIDENCE, model_id
 from faro_pi.camera.training import dataset, designs, fontcards
 
 PACKAGE = Path(__file__).resolve().parent.parent
@@ -46,13 +47,30 @@ def main(argv=None) -> int:
     folders = {role: _folders(ds, height) for role, ds in roles.items()}
     fonts = 1 if args.tiny else args.fonts
     fonts_at = designs.CACHE / "fonts" / str(height)
-    made = fontcards.make(fonts_at, fonts, 1, height)
+    made = [] if args.net else fontcards.make(fonts_at, fonts, 1, height)
     held = fontcards.make(fonts_at, max(1, fonts // 12), 2, height, held=True)
     folders["train"] += [(path.name, str(path)) for path in made]
     held = [(path.name, str(path)) for path in held]
     cache = designs.CACHE / "samples" / f"{args.version}-{height}"
     samples = args.samples or (240 if args.tiny else 120000)
     workers = 1 if args.tiny else 2
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    if args.net:
+        settings = _given_net(Path(args.net), out)
+    else:
+        settings = _face_net(args, folders, held, cache, samples, workers, out)
+    settings |= _pip_witness(args, folders, held, cache, workers, out)
+    settings["minutes"] = round((time.time() - start) / 60, 1)
+    (out / "model.json").write_text(json.dumps(settings, indent=1) + "\n")
+    print(json.dumps(settings), flush=True)
+    return 0
+
+
+def _face_net(args, folders, held, cache, samples, workers, out: Path) -> dict:
+    """Trains, calibrates and exports the face and index net; its settings."""
+    import torch
+
     train = dataset.shards(
         folders["train"], samples, 1, cache / _key(folders["train"]), workers=workers
     )
@@ -71,16 +89,83 @@ def main(argv=None) -> int:
     if keep is not None:
         keep.unlink(missing_ok=True)  # the passes are done: a new run starts afresh
     settings = _calibrate(model, calibrate)
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
     net.export(model, out / "model.onnx")
     settings["taught_threshold"] = 0.5
     (out / "model.json").write_text(json.dumps(settings, indent=1) + "\n")
     settings["taught_threshold"] = _taught_threshold(out / "model.onnx", folders["calibrate"], args)
-    settings["minutes"] = round((time.time() - start) / 60, 1)
-    (out / "model.json").write_text(json.dumps(settings, indent=1) + "\n")
-    print(json.dumps(settings), flush=True)
-    return 0
+    return settings
+
+
+def _given_net(folder: Path, out: Path) -> dict:
+    """A face and index net made before (``--net``): its model and settings, copied to
+    ``out``; the pip witness is made anew beside it."""
+    import shutil
+
+    settings = json.loads((folder / "model.json").read_text())
+    settings = {
+        k: settings[k] for k in ("temperatures", "witnesses", "threshold", "taught_threshold")
+    }
+    if folder.resolve() != out.resolve():
+        shutil.copyfile(folder / "model.onnx", out / "model.onnx")
+        (out / "model.json").write_text(json.dumps(settings, indent=1) + "\n")
+    return settings
+
+
+def _pip_witness(args, folders, held, cache, workers, out: Path) -> dict:
+    """The pip net (trained on the packaged designs' pips: made-up suits taught it a club
+    that some designs' spades resemble), the signature table, and the fused read's weights
+    and threshold on the calibration designs; writes ``pips.onnx``."""
+    from faro_pi.camera.training import fusion, pipnet
+
+    packaged = [(name, folder) for name, folder in folders["train"] if not name.startswith("font")]
+    views = 120 if args.tiny else args.pip_views
+    x, y, ranks, signatures = pipnet.shards(
+        packaged, views, 1, cache / _key(packaged), workers=workers
+    )
+    print(f"pips: {len(x)} from {len(ranks)} views, by class {np.bincount(y).tolist()}", flush=True)
+    counts = pipnet.signature_table(ranks, signatures)
+    model = pipnet.train(x, y, epochs=1 if args.tiny else 6)
+    pipnet.export(model, out / "pips.onnx")
+    share = 60 if args.tiny else args.pip_views // 4
+    net_id = model_id(out / "model.onnx")  # the views hold the net's reads
+    sets = [
+        fusion.views(s, n, 3, cache / f"{_key(s)}-{net_id}", out / "model.onnx", workers=workers)
+        for s, n in ((folders["calibrate"], share), (held, share // 2))
+    ]
+    terms, card, which, none = [], [], [], []
+    for i, data in enumerate(sets):
+        terms.append(fusion.complete(data, counts, pipnet.probabilities(model, data["cuts"])))
+        card.append(np.where(data["rank"] == dataset.NONE, -1, data["suit"] * 13 + data["rank"]))
+        which.append(np.full(len(data["rank"]), i))
+        none.append(data["none"])
+    terms, card, which, none = (np.concatenate(v) for v in (terms, card, which, none))
+    face = card >= 0
+    weights = fusion.fit(terms[face & ~none], card[face & ~none])
+    guess, confidence = fusion.confidence(terms, weights)
+    confidence[none] = 0.0
+    right = guess == card
+    in_set = [face & (which == i) for i in range(len(sets))]
+    threshold = max(
+        choose_threshold(confidence[f], right[f], WRONG_GOAL) for f in in_set if f.any()
+    )
+    taken = confidence >= threshold
+    figures = {
+        "right": round(float((taken & right & face).sum() / face.sum()), 4),
+        "wrong": round(float((taken & ~right & face).sum() / face.sum()), 5),
+        "noread": round(float((~taken & face).sum() / face.sum()), 4),
+        "not_a_face_read": round(float((taken & ~face).sum() / max(1, (~face).sum())), 4),
+    }
+    for i, f in enumerate(in_set):
+        figures[f"set {i} right"] = round(float((taken & right & f).sum() / max(1, f.sum())), 4)
+        figures[f"set {i} wrong"] = round(float((taken & ~right & f).sum() / max(1, f.sum())), 5)
+    fused = dict(zip(EVIDENCE, (round(float(w), 4) for w in weights), strict=True))
+    print(f"fusion: {fused}, threshold {threshold:.4f}, {figures}", flush=True)
+    return {
+        "fusion": fused,
+        "counts": np.round(counts, 4).tolist(),
+        "threshold": threshold,
+        "calibration": figures,
+    }
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -94,6 +179,10 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--init", help="go on training from this saved state (a .pt)")
     parser.add_argument("--version", default="v4", help="names the cached samples")
+    parser.add_argument(
+        "--net", help="a folder with a face and index net made before: make only the pip witness"
+    )
+    parser.add_argument("--pip-views", type=int, default=40000, help="views the pips come from")
     return parser
 
 

@@ -1,0 +1,133 @@
+"""The pips of a face: how many, whether a figure stands there, and each pip cut out large.
+
+A third witness beside the face and the index. Where the rim hides an index, or a design
+draws its index in a hand the model never saw, a number card still says what it is by
+its pips: their count is its rank and their shape its suit. They are found on a sharper
+cut of the face (``DETAIL``): ink judged against the paper's light nearby, so a gradient
+or glare does not count as ink; the blobs that touch the cut's edge or stand where an
+index stands are left out; the pips are the biggest family of blobs of like size. Each is
+cut square and turned upright (a pip below the middle is drawn upside down) for the pip
+net, which knows suits and nothing else, so a design's pips need not look like any it saw
+in the whole.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from faro_pi.camera.finder import paper_of
+
+PIP = 32
+"""The side of each pip's cut, what the pip net reads."""
+MOST = 12
+"""The most pips a family may have: no face has more than ten, so more is a figure's hatching."""
+INDEX_BAND = 0.17
+"""How far in from either long side an index stands; a pip's centre never does."""
+INK = 0.62
+"""Darker than this share of the paper's light nearby is ink."""
+COLOURED = 0.22
+"""Or more colourful than this (on the white-balanced scale), for a pale red."""
+LIKE = 1.7
+"""The most two pips of one family may differ in area, as a ratio (a corner pip is cut
+smaller by a little rim or tilt)."""
+SMALLEST = 14
+"""The least area of a pip in pixels of ``DETAIL``: less is a dot of print or of noise."""
+FIGURE = 0.045
+"""A blob over this share of the cut is a court's figure or an ace's great pip."""
+COUNTS = 13
+"""Signatures: a count of 0..11 (11: more), twice over (with a figure or without)."""
+
+
+@dataclass(frozen=True)
+class Pips:
+    count: int
+    """How many pips the biggest family has (0: none found)."""
+    figure: bool
+    """Whether a blob too large for a pip stands on the face."""
+    cuts: np.ndarray
+    """Each pip's features (N×2×``PIP``×``PIP``, float32), upright."""
+
+    @property
+    def signature(self) -> int:
+        """The count and the figure as one number, 0 .. 2 × ``COUNTS`` - 1."""
+        return min(self.count, COUNTS - 1) + COUNTS * int(self.figure)
+
+
+def find(detail: np.ndarray) -> Pips:
+    """The pips on ``detail``: the visible face cut at ``DETAIL``, BGR, either way up."""
+    h, w = detail.shape[:2]
+    paper = paper_of(detail)
+    b, g, r = (
+        np.minimum(channel.astype(np.float32) * np.float32(1.0 / (level + 1.0)), 1.2)
+        for channel, level in zip(cv2.split(detail), paper, strict=True)
+    )
+    light = (b + g + r) * (1 / 3)
+    chroma = cv2.max(cv2.max(b, g), r) - cv2.min(cv2.min(b, g), r)
+    ink = (light < INK * _nearby_paper(light)) | (chroma > COLOURED)
+    margin = 3
+    ink[:margin], ink[-margin:], ink[:, :margin], ink[:, -margin:] = 0, 0, 0, 0
+    _, _, stats, centres = cv2.connectedComponentsWithStats(ink.view(np.uint8), 8)
+    x, y, bw, bh, area = (stats[1:, i] for i in range(5))
+    cx = centres[1:, 0]
+    edge = (x <= margin) | (y <= margin) | (x + bw >= w - margin) | (y + bh >= h - margin)
+    inside = (cx > INDEX_BAND * w) & (cx < (1 - INDEX_BAND) * w) & ~edge
+    figure = bool(np.any(inside & (area > FIGURE * w * h)))
+    blob = np.nonzero(inside & (area >= SMALLEST) & (area <= FIGURE * w * h))[0]
+    family = _family(area[blob], bw[blob], bh[blob])
+    chosen = blob[family]
+    seen = cv2.merge([light - 0.6, chroma * 2])  # the model's features (finder.features)
+    cuts = [_cut(seen, x[i], y[i], bw[i], bh[i], h) for i in chosen]
+    stacked = np.stack(cuts) if cuts else np.zeros((0, 2, PIP, PIP), np.float32)
+    return Pips(len(chosen), figure, stacked)
+
+
+def _nearby_paper(light: np.ndarray) -> np.ndarray:
+    """The paper's light around each pixel: the brightest nearby, smoothed, from a quarter
+    size (a pip is darker than the paper about it, a gradient is not)."""
+    h, w = light.shape
+    small = cv2.resize(light, (w // 4, h // 4), interpolation=cv2.INTER_AREA)
+    small = cv2.dilate(small, np.ones((7, 7), np.uint8))
+    small = cv2.blur(small, (5, 5))
+    return cv2.resize(small, (w, h), interpolation=cv2.INTER_LINEAR)
+
+
+def _family(area: np.ndarray, bw: np.ndarray, bh: np.ndarray) -> np.ndarray:
+    """The indices of the biggest family of like-sized blobs (the larger on a tie), or none.
+    A family is each blob with those no more than ``LIKE`` apart from it in area and in
+    each side; a family of over ``MOST`` is hatching, not pips."""
+    if len(area) == 0:
+        return np.zeros(0, np.int64)
+    a = area.astype(np.float32)
+    like = (
+        (np.maximum(a[:, None], a[None]) <= LIKE * np.minimum(a[:, None], a[None]))
+        & (np.maximum(bw[:, None], bw[None]) <= 1.45 * np.minimum(bw[:, None], bw[None]) + 2)
+        & (np.maximum(bh[:, None], bh[None]) <= 1.45 * np.minimum(bh[:, None], bh[None]) + 2)
+    )
+    size = like.sum(axis=1)
+    score = np.where(size <= MOST, size * 1e6 + a, -1)
+    best = int(np.argmax(score))
+    if score[best] < 0:
+        return np.zeros(0, np.int64)
+    return np.nonzero(like[best])[0]
+
+
+def _cut(seen, x, y, bw, bh, h) -> np.ndarray:
+    """One pip's square cut, upright: a pip in the lower half is turned half round."""
+    side = 1.3 * max(bw, bh) + 2
+    cx, cy = x + bw / 2, y + bh / 2
+    scale = PIP / side
+    turn = -1.0 if cy > h / 2 else 1.0
+    warp = np.array(
+        [
+            [turn * scale, 0, PIP / 2 - turn * scale * cx],
+            [0, turn * scale, PIP / 2 - turn * scale * cy],
+        ],
+        np.float32,
+    )
+    crop = cv2.warpAffine(
+        seen, warp, (PIP, PIP), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
+    )
+    return crop.transpose(2, 0, 1)

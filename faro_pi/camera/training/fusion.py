@@ -1,0 +1,152 @@
+"""Weighing the witnesses: the fused read's weights and its threshold, from held-out designs.
+
+Views of the calibration designs (never trained on) are read as the reader reads them:
+the shipped face and index net through ``Recogniser.look``, the pips through the reader's
+own finder and the pip net. The weights of ``recognise.EVIDENCE`` are those under which
+the fused posterior best names the card (least log-loss), so that its confidence is a
+probability; the threshold is then the lowest that keeps each calibration set's wrong
+reads within the goal. Development time only.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from faro_pi.camera import finder, pips, scene
+from faro_pi.camera.recognise import EVIDENCE, NONE, Recogniser, evidence, fused, softmax
+from faro_pi.camera.training import dataset
+from faro_pi.game.cards import CARD_BY_CODE, SUITS
+
+SIZES = (
+    (320, 240), (240, 320), (640, 480), (480, 640), (800, 600), (1280, 720), (720, 1280),
+    (1024, 768), (1920, 1080), (1080, 1920),
+)  # fmt: skip
+"""The stills' sizes: the view contract's, as the benchmark draws them."""
+NOT_A_FACE = 0.1
+"""The share of views that are no card's face: a back, a joker, a hand, two cards."""
+
+
+def _view(faces: dataset.Faces, rng: np.random.Generator):
+    size = SIZES[rng.integers(len(SIZES))]
+    kind = rng.random()
+    cards = list(faces.cards)
+    if kind >= NOT_A_FACE:
+        code = cards[rng.integers(len(cards))]
+        card = CARD_BY_CODE[code]
+        return scene.view(faces.cards[code], rng, size), card.rank - 1, SUITS.index(card.suit)
+    if kind < 0.03 and faces.others:
+        face = faces.others[rng.integers(len(faces.others))]
+        return scene.view(face, rng, size), NONE, 0
+    if kind < 0.05:
+        return scene.view(scene.back(rng), rng, size), NONE, 0
+    a, b = rng.integers(len(cards), size=2)
+    if kind < 0.08:
+        still = scene.view(faces.cards[cards[a]], rng, size)
+        return scene.hand(still, rng, cover=rng.uniform(0.25, 0.7)), NONE, 0
+    return scene.overlapping(faces.cards[cards[a]], faces.cards[cards[b]], rng, size), NONE, 0
+
+
+def _shard(job) -> str:
+    """Views of the designs read by the shipped net; the pips kept as cuts for the pip net."""
+    import cv2
+
+    cv2.setNumThreads(1)
+    folders, count, seed, path, model = job
+    designs = [dataset.load_faces(name, folder) for name, folder in folders]
+    reader = Recogniser.load(model=Path(model))
+    rng = np.random.default_rng(seed)
+    terms, none, ranks, suits, signatures, used, cuts = [], [], [], [], [], [], []
+    for _ in range(count):
+        still, rank, suit = _view(designs[rng.integers(len(designs))], rng)
+        cut = finder.find(still)
+        if cut is None:
+            continue
+        look = reader.look([cut])[0]
+        found = pips.find(cut.detail)
+        terms.append(evidence(look, None, np.zeros((13, 2 * pips.COUNTS)))[:3])
+        none.append(int(np.argmax(look.rank)) == NONE)
+        ranks.append(rank)
+        suits.append(suit)
+        signatures.append(found.signature)
+        seen = found.count and not found.figure
+        used.append(found.count if seen else 0)
+        if seen:
+            cuts.append(np.stack([dataset.quantise(c) for c in found.cuts]))
+    np.savez(
+        path,
+        terms=np.array(terms, np.float32),
+        none=np.array(none),
+        rank=np.array(ranks),
+        suit=np.array(suits),
+        signature=np.array(signatures),
+        used=np.array(used),
+        cuts=np.concatenate(cuts) if cuts else np.zeros((0, 2, pips.PIP, pips.PIP), np.uint8),
+    )
+    return path
+
+
+def views(folders, count: int, seed: int, out, model: Path, per_shard=1000, workers=2) -> dict:
+    """``count`` views of the designs in ``folders`` as the shipped net reads them, made in
+    ``workers`` processes and cached as ``out/fusion-<seed>-<i>.npz``."""
+    from concurrent.futures import ProcessPoolExecutor
+    from multiprocessing import get_context
+
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    n = (count + per_shard - 1) // per_shard
+    paths = [out / f"fusion-{seed}-{i}.npz" for i in range(n)]
+    jobs = [
+        (list(folders), min(per_shard, count - i * per_shard), seed * 1000 + i, str(p), str(model))
+        for i, p in enumerate(paths)
+        if not p.exists()
+    ]
+    if jobs:  # spawned: a forked child of a process that ran torch or OpenCV may hang
+        with ProcessPoolExecutor(workers, mp_context=get_context("spawn")) as pool:
+            list(pool.map(_shard, jobs))
+    parts = [np.load(p) for p in paths]
+    return {k: np.concatenate([p[k] for p in parts]) for k in parts[0].files}
+
+
+def complete(data: dict, counts: np.ndarray, pip_probabilities: np.ndarray) -> np.ndarray:
+    """Every view's five terms (N × 5 × 4 × 13), the pips' added: ``counts`` is the
+    signature table, ``pip_probabilities`` the pip net's for ``data["cuts"]``."""
+    n = len(data["rank"])
+    terms = np.zeros((n, len(EVIDENCE), 4, 13), np.float32)
+    terms[:, :3] = data["terms"]
+    terms[:, 3] = counts[:, data["signature"]].T[:, None, :]
+    each = np.log(pip_probabilities[:, :4] + pip_probabilities[:, 4:] / 4)
+    ends = np.cumsum(data["used"])
+    for i in np.nonzero(data["used"])[0]:
+        terms[i, 4] = each[ends[i] - data["used"][i] : ends[i]].mean(axis=0)[:, None]
+    return terms
+
+
+def fit(terms: np.ndarray, card: np.ndarray) -> np.ndarray:
+    """The weights of least log-loss of the true card (``card``: its index in ``DECK``)."""
+    import torch
+
+    t = torch.from_numpy(terms.reshape(len(terms), len(EVIDENCE), 52).astype(np.float64))
+    y = torch.from_numpy(card)
+    w = torch.tensor([1.0, 0.5, 0.2, 0.5, 0.5], dtype=torch.float64, requires_grad=True)
+    opt = torch.optim.LBFGS([w], max_iter=200, line_search_fn="strong_wolfe")
+
+    def closure():
+        opt.zero_grad()
+        z = torch.einsum("k,nkc->nc", w, t)
+        loss = torch.nn.functional.cross_entropy(z, y) + 1e-4 * (w**2).sum()
+        loss.backward()
+        return loss
+
+    opt.step(closure)
+    return w.detach().numpy()
+
+
+def confidence(terms: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each view's card read (index in ``DECK``) and confidence, as the reader gives them."""
+    p = np.stack([fused(t, weights) for t in terms])
+    return p.argmax(axis=1), p.max(axis=1)
+
+
+__all__ = ["complete", "confidence", "fit", "softmax", "views"]

@@ -1,0 +1,232 @@
+"""The pip witness's training: pips cut from views of the training designs, the pip net, and
+the table of what the pips' count and figure say of each rank.
+
+Pips are found by the reader's own finder (``faro_pi.camera.pips``) on views made as the
+face net's are (``dataset``). A number card's pips are labelled with its suit when their
+count is its rank; a court's blobs, a figure's pieces, are "not a pip", so that a figure
+lends no suit. The signature table counts, for each rank, how often each count and figure
+was found: what the count of a hidden or odd index is worth. Development time only; what
+ships is ``pips.onnx`` and the table in ``model.json``.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+
+import numpy as np
+import torch
+from torch import nn
+from torch.nn import functional as F
+
+from faro_pi.camera import pips, scene
+from faro_pi.camera.finder import find
+from faro_pi.camera.training import dataset
+from faro_pi.game.cards import CARD_BY_CODE, SUITS
+
+NOT_A_PIP = 4
+"""The pip net's fifth class: a blob that is no number card's pip."""
+SIGNATURES = 2 * pips.COUNTS
+
+
+def sample(designs: list[dataset.Faces], rng: np.random.Generator):
+    """One view's (pip cuts N×2×32×32 uint8, their labels, rank, signature), or None when
+    no card was found."""
+    sizes = dataset.LARGE if rng.random() < 0.4 else dataset.SIZES
+    size = sizes[rng.integers(len(sizes))]
+    design = designs[rng.integers(len(designs))]
+    code = list(design.cards)[rng.integers(len(design.cards))]
+    card = CARD_BY_CODE[code]
+    face = design.cards[code]
+    if rng.random() < 0.2:
+        face = dataset.recolour(face, card.suit, rng)
+    cut = find(scene.view(face, rng, size, wide=rng.random() < 0.7))
+    if cut is None:
+        return None
+    found = pips.find(cut.detail)
+    suit = SUITS.index(card.suit)
+    if card.rank > 10:
+        label = NOT_A_PIP
+    elif found.count == card.rank and not found.figure:
+        label = suit
+    elif card.rank == 1 and found.count == 1:
+        label = suit  # an ace's one pip beside its great one, or its only pip
+    elif card.rank == 1:
+        label = NOT_A_PIP
+    else:
+        label = -1  # miscounted: which blobs are pips is not known
+    stored = np.stack([dataset.quantise(c) for c in found.cuts]) if found.count else None
+    return stored, label, card.rank - 1, found.signature
+
+
+def generate(designs, count: int, seed: int):
+    """``count`` views' pips: cuts M×2×32×32 (uint8), labels M; and per view rank, signature."""
+    rng = np.random.default_rng(seed)
+    cuts, labels, ranks, signatures = [], [], [], []
+    while len(ranks) < count:
+        one = sample(designs, rng)
+        if one is None:
+            continue
+        stored, label, rank, signature = one
+        ranks.append(rank)
+        signatures.append(signature)
+        if stored is not None and label >= 0:
+            cuts.append(stored)
+            labels += [label] * len(stored)
+    empty = np.zeros((0, 2, pips.PIP, pips.PIP), np.uint8)
+    return (
+        np.concatenate(cuts) if cuts else empty,
+        np.array(labels, np.int64),
+        np.array(ranks, np.int64),
+        np.array(signatures, np.int64),
+    )
+
+
+def _shard(job) -> str:
+    folders, count, seed, path = job
+    faces = [dataset.load_faces(name, folder) for name, folder in folders]
+    x, y, ranks, signatures = generate(faces, count, seed)
+    np.savez(path, x=x, y=y, rank=ranks, signature=signatures)
+    return path
+
+
+def shards(folders, count: int, seed: int, out, per_shard: int = 2000, workers: int = 2):
+    """``count`` views' pips of the designs in ``folders``, made in ``workers`` processes and
+    cached as ``out/pips-<seed>-<i>.npz``; loaded as one set."""
+    from concurrent.futures import ProcessPoolExecutor
+    from multiprocessing import get_context
+    from pathlib import Path
+
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    n = (count + per_shard - 1) // per_shard
+    paths = [out / f"pips-{seed}-{i}.npz" for i in range(n)]
+    jobs = [
+        (list(folders), min(per_shard, count - i * per_shard), seed * 1000 + i, str(path))
+        for i, path in enumerate(paths)
+        if not path.exists()
+    ]
+    if jobs:  # spawned: a forked child of a process that ran torch or OpenCV may hang
+        with ProcessPoolExecutor(workers, mp_context=get_context("spawn")) as pool:
+            list(pool.map(_shard, jobs))
+    parts = [np.load(path) for path in paths]
+    return tuple(np.concatenate([p[k] for p in parts]) for k in ("x", "y", "rank", "signature"))
+
+
+def signature_table(ranks: np.ndarray, signatures: np.ndarray, prior: float = 1.0) -> np.ndarray:
+    """log P(signature | rank), 13 × ``SIGNATURES``, with ``prior`` views of each signature
+    added to every rank: a count no training view showed is unlikely, never impossible."""
+    counts = np.full((13, SIGNATURES), prior)
+    np.add.at(counts, (ranks, signatures), 1)
+    return np.log(counts / counts.sum(axis=1, keepdims=True))
+
+
+def _block(cin: int, cout: int) -> nn.Sequential:
+    return nn.Sequential(nn.Conv2d(cin, cout, 3, 1, 1, bias=False), nn.BatchNorm2d(cout), nn.ReLU())
+
+
+class PipNet(nn.Module):
+    """A pip's suit, or "not a pip", from its 2×32×32 cut: a small convolutional net."""
+
+    def __init__(self, width: int = 16):
+        super().__init__()
+        w = width
+        self.body = nn.Sequential(
+            _block(2, w),
+            nn.MaxPool2d(2),  # 16
+            _block(w, 2 * w),
+            nn.MaxPool2d(2),  # 8
+            _block(2 * w, 4 * w),
+            nn.MaxPool2d(2),  # 4
+            _block(4 * w, 4 * w),
+            nn.AvgPool2d(4),
+            nn.Flatten(),
+        )
+        self.head = nn.Linear(4 * w, NOT_A_PIP + 1)
+
+    def forward(self, x):
+        return self.head(self.body(x))
+
+
+def _augment(x: torch.Tensor, gen: torch.Generator) -> torch.Tensor:
+    """A few pixels of slack, a few degrees of turn, a little size and contrast."""
+    n = x.shape[0]
+    angle = (torch.rand(n, generator=gen) - 0.5) * math.radians(16)
+    scale = 1 + (torch.rand(n, generator=gen) - 0.5) * 0.2
+    shift = (torch.rand(n, 2, generator=gen) - 0.5) * 0.15
+    cos, sin = torch.cos(angle) / scale, torch.sin(angle) / scale
+    theta = torch.stack(
+        [torch.stack([cos, -sin, shift[:, 0]], 1), torch.stack([sin, cos, shift[:, 1]], 1)], 1
+    )
+    grid = F.affine_grid(theta, list(x.shape), align_corners=False)
+    x = F.grid_sample(x, grid, padding_mode="border", align_corners=False)
+    contrast = 1 + 0.2 * (torch.rand(n, 1, 1, 1, generator=gen) - 0.5)
+    return torch.cat([x[:, :1] * contrast, x[:, 1:]], 1)
+
+
+def train(
+    x: np.ndarray, y: np.ndarray, *, epochs: int = 6, batch: int = 256, seed: int = 0, log=print
+):
+    """A trained :class:`PipNet` on stored pip cuts ``x`` and labels ``y``; each class
+    drawn equally often, so that the rarer suits' pips and the figures' pieces count."""
+    torch.manual_seed(seed)
+    gen = torch.Generator().manual_seed(seed)
+    model = PipNet()
+    freq = np.bincount(y, minlength=NOT_A_PIP + 1).astype(np.float64)
+    weight = torch.from_numpy(1 / np.maximum(freq[y], 1))
+    steps = epochs * math.ceil(len(x) / batch)
+    opt = torch.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=5e-4)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=3e-3, total_steps=steps)
+    labels = torch.from_numpy(y)
+    start = time.time()
+    for epoch in range(epochs):
+        model.train()
+        order = torch.multinomial(weight, len(x), replacement=True, generator=gen)
+        total = 0.0
+        for i in range(0, len(x), batch):
+            idx = order[i : i + batch]
+            xb = _augment(torch.from_numpy(dataset.dequantise(x[idx.numpy()])), gen)
+            loss = F.cross_entropy(model(xb), labels[idx], label_smoothing=0.02)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            sched.step()
+            total += loss.item() * len(idx)
+        log(
+            f"pip net {epoch + 1}/{epochs}: loss {total / len(x):.4f} ({time.time() - start:.0f} s)"
+        )
+    model.eval()
+    return model
+
+
+@torch.no_grad()
+def probabilities(model: PipNet, x: np.ndarray, batch: int = 1024) -> np.ndarray:
+    parts = [
+        F.softmax(model(torch.from_numpy(dataset.dequantise(x[i : i + batch]))), 1)
+        for i in range(0, len(x), batch)
+    ]
+    return torch.cat(parts).numpy()
+
+
+def export(model: PipNet, path) -> None:
+    """The pip net as ONNX for ``cv2.dnn``, checked against torch on a batch of pips."""
+    import cv2
+
+    x = torch.randn(7, 2, pips.PIP, pips.PIP)
+    torch.onnx.export(
+        model.eval(),
+        (x,),
+        str(path),
+        input_names=["pips"],
+        output_names=["suit"],
+        opset_version=13,
+        dynamic_axes={"pips": {0: "n"}, "suit": {0: "n"}},
+        dynamo=False,
+    )
+    net = cv2.dnn.readNetFromONNX(str(path))
+    net.setInput(x.numpy(), "pips")
+    got = net.forward("suit")
+    with torch.no_grad():
+        want = model(x).numpy()
+    if got.shape != want.shape or not np.allclose(got, want, atol=1e-3):
+        raise RuntimeError("the ONNX pip net differs from torch's under OpenCV")
