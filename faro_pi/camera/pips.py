@@ -3,12 +3,12 @@
 A third witness beside the face and the index. Where the rim hides an index, or a design
 draws its index in a hand the model never saw, a number card still says what it is by
 its pips: their count is its rank and their shape its suit. They are found on a sharper
-cut of the face (``DETAIL``): ink judged against the paper's light nearby, so a gradient
+cut of the face (``finder.DETAIL``): ink judged against the paper's light nearby, so a gradient
 or glare does not count as ink; the blobs that touch the cut's edge or stand where an
 index stands are left out; the pips are the biggest family of blobs of like size. Each is
 cut square and turned upright (a pip below the middle is drawn upside down) for the pip
-net, which knows suits and nothing else, so a design's pips need not look like any it saw
-in the whole.
+net, which knows the four suits and "not a pip" and nothing else, so a design need not
+look like any it saw in the whole.
 """
 
 from __future__ import annotations
@@ -33,12 +33,14 @@ COLOURED = 0.22
 LIKE = 1.7
 """The most two pips of one family may differ in area, as a ratio (a corner pip is cut
 smaller by a little rim or tilt)."""
+SIDES = 1.45
+"""The most two pips of one family may differ in width or in height, as a ratio (and 2 px)."""
 SMALLEST = 14
-"""The least area of a pip in pixels of ``DETAIL``: less is a dot of print or of noise."""
+"""The least area of a pip in pixels of ``finder.DETAIL``: less is a dot of print or of noise."""
 FIGURE = 0.045
 """A blob over this share of the cut is a court's figure or an ace's great pip."""
 COUNTS = 13
-"""Signatures: a count of 0..11 (11: more), twice over (with a figure or without)."""
+"""Signatures: a count of 0..12 (``MOST``), twice over (with a figure or without)."""
 
 
 @dataclass(frozen=True)
@@ -96,15 +98,15 @@ def _nearby_paper(light: np.ndarray) -> np.ndarray:
 
 def _family(area: np.ndarray, bw: np.ndarray, bh: np.ndarray) -> np.ndarray:
     """The indices of the biggest family of like-sized blobs (the larger on a tie), or none.
-    A family is each blob with those no more than ``LIKE`` apart from it in area and in
-    each side; a family of over ``MOST`` is hatching, not pips."""
+    A family is a blob with those within ``LIKE`` of it in area and ``SIDES`` in each
+    side; a family of over ``MOST`` is hatching, not pips."""
     if len(area) == 0:
         return np.zeros(0, np.int64)
     a = area.astype(np.float32)
     like = (
         (np.maximum(a[:, None], a[None]) <= LIKE * np.minimum(a[:, None], a[None]))
-        & (np.maximum(bw[:, None], bw[None]) <= 1.45 * np.minimum(bw[:, None], bw[None]) + 2)
-        & (np.maximum(bh[:, None], bh[None]) <= 1.45 * np.minimum(bh[:, None], bh[None]) + 2)
+        & (np.maximum(bw[:, None], bw[None]) <= SIDES * np.minimum(bw[:, None], bw[None]) + 2)
+        & (np.maximum(bh[:, None], bh[None]) <= SIDES * np.minimum(bh[:, None], bh[None]) + 2)
     )
     size = like.sum(axis=1)
     score = np.where(size <= MOST, size * 1e6 + a, -1)

@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from faro_pi.camera import finder, pips, scene
-from faro_pi.camera.recognise import EVIDENCE, NONE, Recogniser, evidence, fused, softmax
+from faro_pi.camera.recognise import EVIDENCE, NONE, Recogniser, evidence, fused
 from faro_pi.camera.training import dataset
 from faro_pi.game.cards import CARD_BY_CODE, SUITS
 
@@ -147,6 +147,3 @@ def confidence(terms: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, np.n
     """Each view's card read (index in ``DECK``) and confidence, as the reader gives them."""
     p = np.stack([fused(t, weights) for t in terms])
     return p.argmax(axis=1), p.max(axis=1)
-
-
-__all__ = ["complete", "confidence", "fit", "softmax", "views"]
