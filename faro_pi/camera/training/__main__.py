@@ -1,12 +1,17 @@
 """Makes the recogniser's model: render, synthesise, train, calibrate, export.
 
     python -m faro_pi.camera.training [--tiny] [--out DIR] [--samples N] [--epochs N]
+                                      [--net DIR] [--pip-views N]
 
 Renders the Debian card designs (and the font-made ones) into the cache, makes training
-views of the training designs through the reader's own finder, trains the net (PyTorch),
-fits the temperatures on the calibration designs (held out), picks the thresholds there
-for the wrong-card goals first (untaught, then taught through the real ``teach``), and
-writes ``model.onnx`` and ``model.json`` (by default into faro_pi/camera/, what ships).
+views of the training designs through the reader's own finder, trains the face and index
+net (PyTorch), fits the temperatures on the calibration designs (held out), picks the
+taught threshold through the real ``teach``; then makes the pip witness (the pip net on
+the packaged decks' pips, the count table) and fits the fused read's weights and its
+threshold on the calibration designs, for the wrong-card goal first. Writes
+``model.onnx``, ``pips.onnx`` and ``model.json`` (by default into faro_pi/camera/, what
+ships). ``--net DIR`` takes the face and index net from ``DIR`` and makes only the pip
+witness.
 ``--tiny`` runs every step on four designs at a tiny size: the test that keeps this
 script from rotting.
 """
