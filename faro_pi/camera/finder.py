@@ -44,13 +44,13 @@ class Cut:
     corners: tuple[np.ndarray, np.ndarray]
     """The top-left corner, and the bottom-right one turned half round (BGR, ``CORNER``):
     either way up the card lies, both show an index upright."""
-    detail: np.ndarray | None = None
+    detail: np.ndarray
     """The visible face again, sharper (BGR, ``DETAIL``): where the pips are found."""
 
     def turned(self) -> Cut:
         """The same card seen the other way up."""
-        detail = None if self.detail is None else self.detail[::-1, ::-1].copy()
-        return Cut(self.face[::-1, ::-1].copy(), (self.corners[1], self.corners[0]), detail)
+        face, detail = (image[::-1, ::-1].copy() for image in (self.face, self.detail))
+        return Cut(face, (self.corners[1], self.corners[0]), detail)
 
 
 WORK_HEIGHT = 240

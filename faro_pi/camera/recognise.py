@@ -117,6 +117,12 @@ def evidence(look: Look, pip_look: PipLook | None, counts: np.ndarray) -> np.nda
     return out
 
 
+def pip_suits(p: np.ndarray) -> np.ndarray:
+    """Each pip's log-likelihood of each suit from the pip net's probabilities (N × 5):
+    a blob that is "not a pip" says nothing of the suit, so its share is spread evenly."""
+    return np.log(p[:, :4] + p[:, 4:] / 4)
+
+
 def fused(terms: np.ndarray, weights: np.ndarray) -> np.ndarray:
     """The 52 cards' posterior (in ``DECK`` order) from ``evidence``'s terms, weighed."""
     return softmax(np.tensordot(weights, terms, 1).ravel())
@@ -264,8 +270,7 @@ class Recogniser:
         stack = [f.cuts for f in found if f.count and not f.figure]
         if stack:
             self._pip_net.setInput(np.concatenate(stack), "pips")
-            p = softmax(self._pip_net.forward("suit"))
-            each = np.log(p[:, :4] + p[:, 4:] / 4)
+            each = pip_suits(softmax(self._pip_net.forward("suit")))
         looks, at = [], 0
         for f in found:
             suit = None

@@ -45,6 +45,12 @@ class Ranges:
 
 
 CONTRACT = Ranges()
+STILLS = (
+    (320, 240), (240, 320), (640, 480), (480, 640), (800, 600), (1280, 720), (720, 1280),
+    (1024, 768), (1920, 1080), (1080, 1920),
+)  # fmt: skip
+"""Still sizes across the contract's 320×240 to 1920×1080, portrait and landscape: what
+the benchmark and the fused read's calibration draw from."""
 WIDE = Ranges(
     tilt_deg=14.0,
     roll_deg=11.0,

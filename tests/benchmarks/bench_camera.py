@@ -31,18 +31,13 @@ from faro_pi.camera.training.dataset import load_faces
 from faro_pi.game.cards import CARD_BY_CODE
 from tests.benchmarks.figures import report
 
-SIZES = (
-    (320, 240), (240, 320), (640, 480), (480, 640), (800, 600), (1280, 720), (720, 1280),
-    (1024, 768), (1920, 1080), (1080, 1920),
-)  # fmt: skip
-
 
 def tally(recogniser: Recogniser, faces: dict, rng, views: int, cpu: list[float]) -> dict:
     counts = {"right": 0, "wrong": 0, "noread": 0}
     for code, face in faces.items():
         card = CARD_BY_CODE[code]
         for _ in range(views):
-            still = scene.view(face, rng, SIZES[rng.integers(len(SIZES))])
+            still = scene.view(face, rng, scene.STILLS[rng.integers(len(scene.STILLS))])
             start = time.process_time()
             reading = recogniser.read(still)
             cpu.append(time.process_time() - start)

@@ -150,19 +150,8 @@ def _pip_witness(args, folders, held, cache, workers, out: Path) -> dict:
     confidence[none] = 0.0
     right = guess == card
     in_set = [face & (which == i) for i in range(len(sets))]
-    threshold = max(
-        choose_threshold(confidence[f], right[f], WRONG_GOAL) for f in in_set if f.any()
-    )
-    taken = confidence >= threshold
-    figures = {
-        "right": round(float((taken & right & face).sum() / face.sum()), 4),
-        "wrong": round(float((taken & ~right & face).sum() / face.sum()), 5),
-        "noread": round(float((~taken & face).sum() / face.sum()), 4),
-        "not_a_face_read": round(float((taken & ~face).sum() / max(1, (~face).sum())), 4),
-    }
-    for i, f in enumerate(in_set):
-        figures[f"set {i} right"] = round(float((taken & right & f).sum() / max(1, f.sum())), 4)
-        figures[f"set {i} wrong"] = round(float((taken & ~right & f).sum() / max(1, f.sum())), 5)
+    threshold = set_threshold(confidence, right, in_set)
+    figures = _figures(confidence >= threshold, right, face, in_set)
     fused = dict(zip(EVIDENCE, (round(float(w), 4) for w in weights), strict=True))
     print(f"fusion: {fused}, threshold {threshold:.4f}, {figures}", flush=True)
     return {
@@ -253,24 +242,14 @@ def _calibrate(model, sets) -> dict:
             # the wrong-card goal is over card faces: a sample labelled "not a card" may be
             # a hand that hides a corner of a card still read rightly; how often those read
             # is reported
-            threshold = max(
-                choose_threshold(confidence[faces], right[faces], WRONG_GOAL) for faces in in_set
-            )
+            threshold = set_threshold(confidence, right, in_set)
             taken = confidence >= threshold
             reads = float((taken & right & card).sum() / card.sum())
             print(f"witnesses {witnesses}: threshold {threshold:.3f}, right {reads:.4f}")
             if best is None or reads > best[0]:
                 best = (reads, witnesses, threshold, taken)
     _, witnesses, threshold, taken = best
-    figures = {
-        "right": round(float((taken & right & card).sum() / card.sum()), 4),
-        "wrong": round(float((taken & ~right & card).sum() / card.sum()), 5),
-        "noread": round(float((~taken & card).sum() / card.sum()), 4),
-        "not_a_face_read": round(float((taken & ~card).sum() / max(1, (~card).sum())), 4),
-    }
-    for i, faces in enumerate(in_set):
-        figures[f"set {i} right"] = round(float((taken & right & faces).sum() / faces.sum()), 4)
-        figures[f"set {i} wrong"] = round(float((taken & ~right & faces).sum() / faces.sum()), 5)
+    figures = _figures(taken, right, card, in_set)
     print(f"calibration: {witnesses} {figures}", flush=True)
     return {
         "temperatures": temperatures,
@@ -278,6 +257,36 @@ def _calibrate(model, sets) -> dict:
         "threshold": threshold,
         "calibration": figures,
     }
+
+
+def set_threshold(confidence: np.ndarray, right: np.ndarray, in_set: list) -> float:
+    """The untaught threshold: the least that keeps each calibration set's card faces
+    (``in_set``: a mask a set) within ``WRONG_GOAL``, so that many easy views of one set
+    cannot hide a kind of design that errs."""
+    return max(
+        choose_threshold(confidence[faces], right[faces], WRONG_GOAL)
+        for faces in in_set
+        if faces.any()
+    )
+
+
+def _figures(taken: np.ndarray, right: np.ndarray, face: np.ndarray, in_set: list) -> dict:
+    """What the calibration designs read at the threshold (``taken``): of the card faces
+    right, wrong and no-read, of the rest how many read as a card, and each set's own."""
+
+    def share(part, whole, digits=4):
+        return round(float(part.sum() / max(1, whole.sum())), digits)
+
+    figures = {
+        "right": share(taken & right & face, face),
+        "wrong": share(taken & ~right & face, face, 5),
+        "noread": share(~taken & face, face),
+        "not_a_face_read": share(taken & ~face, ~face),
+    }
+    for i, faces in enumerate(in_set):
+        figures[f"set {i} right"] = share(taken & right & faces, faces)
+        figures[f"set {i} wrong"] = share(taken & ~right & faces, faces, 5)
+    return figures
 
 
 def choose_threshold(confidence: np.ndarray, right: np.ndarray, goal: float) -> float:

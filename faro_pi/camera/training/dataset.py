@@ -174,19 +174,32 @@ def _shard(job) -> str:
 def shards(folders, count: int, seed: int, out, per_shard: int = 4000, workers: int = 2):
     """``count`` samples of the designs in ``folders`` ((name, folder) pairs), made in
     ``workers`` processes and cached as ``out/<seed>-<i>.npz``; loaded as one set."""
+    made = cached(_shard, folders, count, seed, out, per_shard=per_shard, workers=workers)
+    return tuple(made[k] for k in ("x", "a", "b", "rank", "suit"))
+
+
+def cached(
+    shard, folders, count: int, seed: int, out, *, prefix="", per_shard=4000, workers=2, extra=()
+) -> dict:
+    """``count`` samples made by ``shard`` (a module-level function of a job: the
+    folders, how many, a seed, the path to save to, then ``extra``) in ``workers``
+    processes, cached as ``out/<prefix><seed>-<i>.npz``; loaded as one set of arrays.
+    The processes are spawned: a forked child of a process that ran torch or OpenCV may
+    hang."""
     from concurrent.futures import ProcessPoolExecutor
+    from multiprocessing import get_context
     from pathlib import Path
 
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    jobs = []
-    for i in range((count + per_shard - 1) // per_shard):
-        path = out / f"{seed}-{i}.npz"
-        if not path.exists():
-            n = min(per_shard, count - i * per_shard)
-            jobs.append((list(folders), n, seed * 1000 + i, str(path)))
+    paths = [out / f"{prefix}{seed}-{i}.npz" for i in range((count + per_shard - 1) // per_shard)]
+    jobs = [
+        (list(folders), min(per_shard, count - i * per_shard), seed * 1000 + i, str(path), *extra)
+        for i, path in enumerate(paths)
+        if not path.exists()
+    ]
     if jobs:
-        with ProcessPoolExecutor(workers) as pool:
-            list(pool.map(_shard, jobs))
-    parts = [np.load(out / f"{seed}-{i}.npz") for i in range((count + per_shard - 1) // per_shard)]
-    return tuple(np.concatenate([p[k] for p in parts]) for k in ("x", "a", "b", "rank", "suit"))
+        with ProcessPoolExecutor(workers, mp_context=get_context("spawn")) as pool:
+            list(pool.map(shard, jobs))
+    parts = [np.load(path) for path in paths]
+    return {k: np.concatenate([part[k] for part in parts]) for k in parts[0].files}

@@ -15,21 +15,16 @@ from pathlib import Path
 import numpy as np
 
 from faro_pi.camera import finder, pips, scene
-from faro_pi.camera.recognise import EVIDENCE, NONE, Recogniser, evidence, fused
+from faro_pi.camera.recognise import EVIDENCE, NONE, Recogniser, evidence, fused, pip_suits
 from faro_pi.camera.training import dataset
 from faro_pi.game.cards import CARD_BY_CODE, SUITS
 
-SIZES = (
-    (320, 240), (240, 320), (640, 480), (480, 640), (800, 600), (1280, 720), (720, 1280),
-    (1024, 768), (1920, 1080), (1080, 1920),
-)  # fmt: skip
-"""The stills' sizes: the view contract's, as the benchmark draws them."""
 NOT_A_FACE = 0.1
 """The share of views that are no card's face: a back, a joker, a hand, two cards."""
 
 
 def _view(faces: dataset.Faces, rng: np.random.Generator):
-    size = SIZES[rng.integers(len(SIZES))]
+    size = scene.STILLS[rng.integers(len(scene.STILLS))]
     kind = rng.random()
     cards = list(faces.cards)
     if kind >= NOT_A_FACE:
@@ -90,23 +85,17 @@ def _shard(job) -> str:
 def views(folders, count: int, seed: int, out, model: Path, per_shard=1000, workers=2) -> dict:
     """``count`` views of the designs in ``folders`` as the shipped net reads them, made in
     ``workers`` processes and cached as ``out/fusion-<seed>-<i>.npz``."""
-    from concurrent.futures import ProcessPoolExecutor
-    from multiprocessing import get_context
-
-    out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
-    n = (count + per_shard - 1) // per_shard
-    paths = [out / f"fusion-{seed}-{i}.npz" for i in range(n)]
-    jobs = [
-        (list(folders), min(per_shard, count - i * per_shard), seed * 1000 + i, str(p), str(model))
-        for i, p in enumerate(paths)
-        if not p.exists()
-    ]
-    if jobs:  # spawned: a forked child of a process that ran torch or OpenCV may hang
-        with ProcessPoolExecutor(workers, mp_context=get_context("spawn")) as pool:
-            list(pool.map(_shard, jobs))
-    parts = [np.load(p) for p in paths]
-    return {k: np.concatenate([p[k] for p in parts]) for k in parts[0].files}
+    return dataset.cached(
+        _shard,
+        folders,
+        count,
+        seed,
+        out,
+        prefix="fusion-",
+        per_shard=per_shard,
+        workers=workers,
+        extra=(str(model),),
+    )
 
 
 def complete(data: dict, counts: np.ndarray, pip_probabilities: np.ndarray) -> np.ndarray:
@@ -116,7 +105,7 @@ def complete(data: dict, counts: np.ndarray, pip_probabilities: np.ndarray) -> n
     terms = np.zeros((n, len(EVIDENCE), 4, 13), np.float32)
     terms[:, :3] = data["terms"]
     terms[:, 3] = counts[:, data["signature"]].T[:, None, :]
-    each = np.log(pip_probabilities[:, :4] + pip_probabilities[:, 4:] / 4)
+    each = pip_suits(pip_probabilities)
     ends = np.cumsum(data["used"])
     for i in np.nonzero(data["used"])[0]:
         terms[i, 4] = each[ends[i] - data["used"][i] : ends[i]].mean(axis=0)[:, None]

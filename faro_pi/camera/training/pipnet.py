@@ -93,24 +93,10 @@ def _shard(job) -> str:
 def shards(folders, count: int, seed: int, out, per_shard: int = 2000, workers: int = 2):
     """``count`` views' pips of the designs in ``folders``, made in ``workers`` processes and
     cached as ``out/pips-<seed>-<i>.npz``; loaded as one set."""
-    from concurrent.futures import ProcessPoolExecutor
-    from multiprocessing import get_context
-    from pathlib import Path
-
-    out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
-    n = (count + per_shard - 1) // per_shard
-    paths = [out / f"pips-{seed}-{i}.npz" for i in range(n)]
-    jobs = [
-        (list(folders), min(per_shard, count - i * per_shard), seed * 1000 + i, str(path))
-        for i, path in enumerate(paths)
-        if not path.exists()
-    ]
-    if jobs:  # spawned: a forked child of a process that ran torch or OpenCV may hang
-        with ProcessPoolExecutor(workers, mp_context=get_context("spawn")) as pool:
-            list(pool.map(_shard, jobs))
-    parts = [np.load(path) for path in paths]
-    return tuple(np.concatenate([p[k] for p in parts]) for k in ("x", "y", "rank", "signature"))
+    made = dataset.cached(
+        _shard, folders, count, seed, out, prefix="pips-", per_shard=per_shard, workers=workers
+    )
+    return tuple(made[k] for k in ("x", "y", "rank", "signature"))
 
 
 def signature_table(ranks: np.ndarray, signatures: np.ndarray, prior: float = 1.0) -> np.ndarray:
