@@ -95,3 +95,33 @@ def test_a_stopped_training_run_goes_on_from_its_last_saved_pass(tmp_path):
     unbroken = net.train(data, epochs=2, width=4, log=lambda *_, **__: None)
     for name, value in unbroken.state_dict().items():
         assert torch.equal(value, resumed.state_dict()[name]), name
+
+
+def test_an_exported_model_is_trained_further_from_its_own_weights(tmp_path):
+    """The shipped ONNX file is all that is kept of a model: read back, it gives the very
+    reads it was exported with, and training goes on from it with its norms held."""
+    import torch
+
+    from faro_pi.camera.finder import CORNER, CROP
+    from faro_pi.camera.training import net
+
+    rng = np.random.default_rng(2)
+    n = 8
+    data = (
+        rng.integers(0, 256, (n, 2, CROP[1], CROP[0]), dtype=np.uint8),
+        rng.integers(0, 256, (n, 2, CORNER[1], CORNER[0]), dtype=np.uint8),
+        rng.integers(0, 256, (n, 2, CORNER[1], CORNER[0]), dtype=np.uint8),
+        rng.integers(0, 13, n).astype(np.int64),
+        rng.integers(0, 4, n).astype(np.int64),
+    )
+    quiet = lambda *_, **__: None  # noqa: E731
+    trained = net.train(data, epochs=1, width=16, log=quiet)
+    net.export(trained, tmp_path / "model.onnx")
+    again = net.from_onnx(tmp_path / "model.onnx")
+    want, got = net.logits(trained, *data[:3]), net.logits(again, *data[:3])
+    for head in ("rank", "suit", "face_rank", "index_suit", "embed"):
+        assert np.allclose(want[head], got[head], atol=1e-4), head
+    further = net.train(data, epochs=1, width=16, init=tmp_path / "model.onnx", log=quiet)
+    norm = further.face[0][1]
+    assert torch.equal(norm.running_mean, torch.zeros_like(norm.running_mean))
+    assert not torch.equal(further.face[0][0].weight, again.face[0][0].weight)

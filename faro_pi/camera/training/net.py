@@ -157,7 +157,8 @@ def train(
     log=print,
 ):
     """A trained :class:`Net` on ``data`` (stored x, a, b, rank, suit), in ``epochs``
-    passes; from the weights in ``init`` (a saved state) when given, at a third of the rate.
+    passes; from the weights in ``init`` (a saved state, or an exported model) when given,
+    at a third of the rate.
     With ``keep`` (a path) every finished pass is saved there, and a run that was stopped
     goes on from its last pass: a full run takes hours."""
     torch.manual_seed(seed)
@@ -169,7 +170,10 @@ def train(
     model = Net(width)
     rate = 3e-3
     if init is not None:
-        model.load_state_dict(torch.load(init))
+        if str(init).endswith(".onnx"):
+            model = from_onnx(init, width)
+        else:
+            model.load_state_dict(torch.load(init))
         rate = 1e-3
     steps = epochs * math.ceil(len(x) / batch)
     opt = torch.optim.AdamW(model.parameters(), lr=rate, weight_decay=5e-4)
@@ -186,6 +190,8 @@ def train(
         log(f"going on after pass {done} saved in {keep}", flush=True)
     for epoch in range(done, epochs):
         model.train()
+        if init is not None:
+            _hold_norms(model)
         order = torch.multinomial(weight, len(x), replacement=True, generator=gen)
         total, seen = 0.0, 0
         for i in range(0, len(x), batch):
@@ -209,6 +215,52 @@ def train(
         )
     model.eval()
     return model
+
+
+def _hold_norms(model: Net) -> None:
+    """Going on from trained weights, the batch norms keep the statistics they were
+    trained with (a shipped ONNX file has them folded into its convolutions); their scale
+    and shift still learn."""
+    for part in model.modules():
+        if isinstance(part, nn.BatchNorm2d):
+            part.eval()
+
+
+def from_onnx(path, width: int = 16) -> Net:
+    """A :class:`Net` with the weights of an exported one (``export``'s file), so that a
+    shipped model can be trained further when its PyTorch state is gone. The exporter
+    folds each batch norm into the convolution before it: here each norm is left as the
+    identity and the convolution takes the folded weights and bias."""
+    import onnx
+    from onnx import numpy_helper
+
+    stored = {i.name: numpy_helper.to_array(i) for i in onnx.load(str(path)).graph.initializer}
+    model = Net(width)
+    state = model.state_dict()
+
+    def anonymous(kind: str) -> list:
+        names = [k for k in stored if k.startswith(f"onnx::{kind}_")]
+        return [stored[k] for k in sorted(names, key=lambda k: int(k.rsplit("_", 1)[1]))]
+
+    convs = anonymous("Conv")
+    blocks = [f"{branch}.{i}" for branch in ("face", "index") for i in range(5)]
+    if len(convs) != 2 * len(blocks):
+        raise ValueError(f"{path} is not an exported Net: {len(convs) // 2} convolutions")
+    for block, weight, bias in zip(blocks, convs[::2], convs[1::2], strict=True):
+        n = len(bias)
+        state[f"{block}.0.weight"] = torch.from_numpy(weight.copy())
+        state[f"{block}.1.weight"] = torch.ones(n)
+        state[f"{block}.1.bias"] = torch.from_numpy(bias.copy())
+        state[f"{block}.1.running_mean"] = torch.zeros(n)
+        state[f"{block}.1.running_var"] = torch.full((n,), 1 - model.face[0][1].eps)
+    for name, value in stored.items():
+        if name.startswith("net."):
+            state[name.removeprefix("net.")] = torch.from_numpy(value.copy())
+    rank, suit = anonymous("MatMul")  # the joint index heads have no bias: bare products
+    state["joint_index_rank.weight"] = torch.from_numpy(rank.T.copy())
+    state["joint_index_suit.weight"] = torch.from_numpy(suit.T.copy())
+    model.load_state_dict(state)
+    return model.eval()
 
 
 @torch.no_grad()
