@@ -60,6 +60,20 @@ def test_the_threshold_keeps_wrong_reads_within_the_goal():
     assert choose_threshold(confidence[:3], right[:3], 0.0) == 0.0
 
 
+def _samples(seed: int, n: int = 8):
+    """Stored samples of noise: enough for the training loop to run on."""
+    from faro_pi.camera.finder import CORNER, CROP
+
+    rng = np.random.default_rng(seed)
+    return (
+        rng.integers(0, 256, (n, 2, CROP[1], CROP[0]), dtype=np.uint8),
+        rng.integers(0, 256, (n, 2, CORNER[1], CORNER[0]), dtype=np.uint8),
+        rng.integers(0, 256, (n, 2, CORNER[1], CORNER[0]), dtype=np.uint8),
+        rng.integers(0, 13, n).astype(np.int64),
+        rng.integers(0, 4, n).astype(np.int64),
+    )
+
+
 class Stop(Exception):
     """The power cut, in the middle of a run."""
 
@@ -69,18 +83,9 @@ def test_a_stopped_training_run_goes_on_from_its_last_saved_pass(tmp_path):
     run that goes on ends with the very weights an unbroken run would have."""
     import torch
 
-    from faro_pi.camera.finder import CORNER, CROP
     from faro_pi.camera.training import net
 
-    rng = np.random.default_rng(1)
-    n = 8
-    data = (
-        rng.integers(0, 256, (n, 2, CROP[1], CROP[0]), dtype=np.uint8),
-        rng.integers(0, 256, (n, 2, CORNER[1], CORNER[0]), dtype=np.uint8),
-        rng.integers(0, 256, (n, 2, CORNER[1], CORNER[0]), dtype=np.uint8),
-        rng.integers(0, 13, n).astype(np.int64),
-        rng.integers(0, 4, n).astype(np.int64),
-    )
+    data = _samples(seed=1)
 
     def cut_after_first_pass(text, **_):
         if text.startswith("epoch 1/"):
@@ -102,18 +107,9 @@ def test_an_exported_model_is_trained_further_from_its_own_weights(tmp_path):
     reads it was exported with, and training goes on from it with its norms held."""
     import torch
 
-    from faro_pi.camera.finder import CORNER, CROP
     from faro_pi.camera.training import net
 
-    rng = np.random.default_rng(2)
-    n = 8
-    data = (
-        rng.integers(0, 256, (n, 2, CROP[1], CROP[0]), dtype=np.uint8),
-        rng.integers(0, 256, (n, 2, CORNER[1], CORNER[0]), dtype=np.uint8),
-        rng.integers(0, 256, (n, 2, CORNER[1], CORNER[0]), dtype=np.uint8),
-        rng.integers(0, 13, n).astype(np.int64),
-        rng.integers(0, 4, n).astype(np.int64),
-    )
+    data = _samples(seed=2)
     quiet = lambda *_, **__: None  # noqa: E731
     trained = net.train(data, epochs=1, width=16, log=quiet)
     net.export(trained, tmp_path / "model.onnx")
