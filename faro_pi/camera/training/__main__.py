@@ -39,8 +39,8 @@ UNSEEN_LEAST = 0.995
 without fault, and their surest wrong reads come under 0.9; the benchmark's held-out
 designs, less like the training designs, are read wrong at up to 0.99 and more (a club
 queen taken for a spade by the joint head, the index and the face at once). Set from
-the benchmark's designs, so their wrong reads are not a clean test of it; the hidden
-designs a club brings are."""
+the benchmark's designs, so their wrong reads are not a clean test of it: the decks the
+reader meets at a table are."""
 TAUGHT_WRONG_GOAL = 0.0002
 """Taught: under half the 0.05 % goal."""
 TAUGHT_LEAST = 0.5
