@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from faro_pi.camera import finder, pips, scene
-from faro_pi.camera.recognise import Recogniser, evidence, fused
+from faro_pi.camera.recognise import Recogniser, evidence, fused, index_symbols
 from faro_pi.camera.training import designs
 from faro_pi.camera.training.dataset import load_faces
 from faro_pi.camera.training.pipnet import SIGNATURES, signature_table
@@ -92,3 +92,28 @@ def test_a_number_card_whose_indices_are_hidden_is_named_by_its_pips(faces):
         read[code] = reader.read_cut(cut).card
     assert favoured == {code: code for code in codes}
     assert not {code: card.code for code, card in read.items() if card and card.code != code}
+
+
+def test_the_symbol_under_each_index_names_a_courts_suit(faces):
+    """A court has no pips, so the symbols under its indices are its one suit witness
+    beside the model: both are found, and the pip net, which never saw an index, reads
+    their suit."""
+    reader = Recogniser.load()
+    rng = np.random.default_rng(4)
+    codes = [f"{r}{s}" for r in "JQK" for s in "SHDC"] + ["7C", "AD"]
+    read = {}
+    for code in codes:
+        cut = finder.find(scene.view(faces[code], rng, nominal=True))
+        assert len(index_symbols(cut)) == 2, code
+        symbol = reader.pip_looks([cut])[0].symbol
+        read[code] = code[:-1] + "SHDC"[int(np.argmax(symbol))]
+    assert read == {code: code for code in codes}
+
+
+def test_no_symbol_is_found_where_no_index_stands(faces):
+    """Indices painted over, or a strip of bare paper: no symbol, so that witness is
+    silent rather than reading a pip or a speck as an index's suit."""
+    cut = finder.find(scene.view(hide_indices(faces["KH"]), np.random.default_rng(5)))
+    assert len(index_symbols(cut)) == 0
+    paper = np.full((finder.STRIP[1], finder.STRIP[0], 3), 235, np.uint8)
+    assert pips.symbol(paper, finder.paper_of(paper)) is None

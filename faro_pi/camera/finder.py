@@ -26,6 +26,10 @@ CORNER_SHARE = (0.24, 0.26)
 """How much of the visible face's width and height an index corner takes: a poker card's
 index stands within its first 15 mm across and 23 mm down."""
 
+STRIP = (48, 116)
+"""Width and height of each index corner cut taller, down past its suit's symbol (``pips``
+reads that symbol); the corner is its top ``CORNER[1]`` rows, cut by the same warp."""
+
 DETAIL = (144, 200)
 """Width and height of the sharper cut of the face the pips are found on: a ten's pips some
 twenty pixels tall."""
@@ -41,16 +45,21 @@ class Cut:
 
     face: np.ndarray
     """The visible face, upright or upside down (BGR, ``CROP``)."""
-    corners: tuple[np.ndarray, np.ndarray]
-    """The top-left corner, and the bottom-right one turned half round (BGR, ``CORNER``):
-    either way up the card lies, both show an index upright."""
+    strips: tuple[np.ndarray, np.ndarray]
+    """The top-left index strip, and the bottom-right one turned half round (BGR,
+    ``STRIP``): either way up the card lies, both show an index upright."""
     detail: np.ndarray
     """The visible face again, sharper (BGR, ``DETAIL``): where the pips are found."""
+
+    @property
+    def corners(self) -> tuple[np.ndarray, np.ndarray]:
+        """The index corners the model reads (BGR, ``CORNER``): the strips' tops."""
+        return self.strips[0][: CORNER[1]], self.strips[1][: CORNER[1]]
 
     def turned(self) -> Cut:
         """The same card seen the other way up."""
         face, detail = (image[::-1, ::-1].copy() for image in (self.face, self.detail))
-        return Cut(face, (self.corners[1], self.corners[0]), detail)
+        return Cut(face, (self.strips[1], self.strips[0]), detail)
 
 
 WORK_HEIGHT = 240
@@ -80,7 +89,7 @@ def find(image: np.ndarray) -> Cut | None:
     scale = max(1, int(card_height // CORNER_SOURCE))
     source = small if scale == shrink else _shrunk(image, scale)[0]
     there = quad * (shrink / scale)
-    return Cut(cut(small, quad), corners(source, there), cut(source, there, DETAIL))
+    return Cut(cut(small, quad), strips(source, there), cut(source, there, DETAIL))
 
 
 def working(image: np.ndarray) -> tuple[np.ndarray, int]:
@@ -154,11 +163,11 @@ def cut(image: np.ndarray, quad: np.ndarray, size: tuple[int, int] = CROP) -> np
     return cv2.warpPerspective(image, warp, (w, h), flags=cv2.INTER_LINEAR)
 
 
-def corners(image: np.ndarray, quad: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The top-left index corner of the face outlined by ``quad`` in ``image``, and the
+def strips(image: np.ndarray, quad: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The top-left index strip of the face outlined by ``quad`` in ``image``, and the
     bottom-right one turned half round."""
-    w, h = CORNER
-    fw, fh = CORNER_SHARE
+    w, h = STRIP
+    fw, fh = CORNER_SHARE[0], CORNER_SHARE[1] * STRIP[1] / CORNER[1]
     tl, tr, br, bl = quad.astype(np.float32)
     across, down = tr - tl, bl - tl
     top_left = np.array([tl, tl + fw * across, tl + fw * across + fh * down, tl + fh * down])

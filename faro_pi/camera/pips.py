@@ -9,6 +9,10 @@ index stands are left out; the pips are the biggest family of blobs of like size
 cut square and turned upright (a pip below the middle is drawn upside down) for the pip
 net, which knows the four suits and "not a pip" and nothing else, so a design need not
 look like any it saw in the whole.
+
+The suit's symbol under each index (``symbol``) is cut the same way for the same net: the
+one suit witness a court has beside the model's, and one drawn by a hand the pip net
+knows from the pips of many designs.
 """
 
 from __future__ import annotations
@@ -81,9 +85,61 @@ def find(detail: np.ndarray) -> Pips:
     family = _family(area[blob], bw[blob], bh[blob])
     chosen = blob[family]
     seen = cv2.merge([light - 0.6, chroma * 2])  # the model's features (finder.features)
-    cuts = [_cut(seen, x[i], y[i], bw[i], bh[i], h) for i in chosen]
+    cuts = [_cut(seen, x[i], y[i], bw[i], bh[i], y[i] + bh[i] / 2 > h / 2) for i in chosen]
     stacked = np.stack(cuts) if cuts else np.zeros((0, 2, PIP, PIP), np.float32)
     return Pips(len(chosen), figure, stacked)
+
+
+def symbol(strip: np.ndarray, paper: np.ndarray) -> np.ndarray | None:
+    """The suit's symbol under the index of one strip (``finder.STRIP``, BGR, upright), cut
+    as a pip is (2×``PIP``×``PIP``), or None when no symbol stands under a rank there (a
+    design with its suit beside the rank, an index under the rim). ``paper`` is the face's
+    level (``finder.paper_of``): a strip alone may be mostly ink.
+
+    The rank is the glyph nearest the corner; the symbol the first blob below its row,
+    under it, and of about its height or less."""
+    h, w = strip.shape[:2]
+    b, g, r = (
+        np.minimum(channel.astype(np.float32) * np.float32(1.0 / (level + 1.0)), 1.2)
+        for channel, level in zip(cv2.split(strip), paper, strict=True)
+    )
+    light = (b + g + r) * (1 / 3)
+    chroma = cv2.max(cv2.max(b, g), r) - cv2.min(cv2.min(b, g), r)
+    ink = (light < INK * _nearby_paper(light)) | (chroma > COLOURED)
+    margin = 2  # the box's dark edge beyond a card cut a little wide
+    ink[:margin], ink[-margin:], ink[:, :margin], ink[:, -margin:] = 0, 0, 0, 0
+    _, _, stats, _ = cv2.connectedComponentsWithStats(ink.view(np.uint8), 8)
+    x, y, bw, bh, area = (stats[1:, i] for i in range(5))
+    glyph = np.nonzero(
+        (area >= 20) & (bw >= 3) & (bw < 0.8 * w) & (bh < 0.45 * h) & (x < 0.7 * w) & (y < 0.4 * h)
+    )[0]
+    if len(glyph) == 0:
+        return None
+    rank = glyph[np.argmin(y[glyph] + bh[glyph] / 2 + x[glyph] + bw[glyph] / 2)]
+    middle = y[rank] + bh[rank] / 2
+    row = glyph[
+        (y[glyph] < middle) & (y[glyph] + bh[glyph] > middle) & (bh[glyph] > 0.4 * bh[rank])
+    ]
+    top, bottom = y[row].min(), (y[row] + bh[row]).max()
+    left, right = x[row].min(), (x[row] + bw[row]).max()
+    tall = bottom - top
+    under = np.nonzero(
+        (area >= 10)
+        & (y >= bottom - 1)
+        & (y < bottom + 0.8 * tall)
+        & (x + bw > left)
+        & (x < right)
+        & (x + bw < w - margin)
+        & (y + bh < h - margin)
+        & (bw < 0.7 * w)
+        & (bh > 0.25 * tall)
+        & (bh < 1.5 * tall)
+    )[0]
+    if len(under) == 0:
+        return None
+    s = under[np.argmin(y[under])]
+    seen = cv2.merge([light - 0.6, chroma * 2])
+    return _cut(seen, x[s], y[s], bw[s], bh[s], turn=False)
 
 
 def _nearby_paper(light: np.ndarray) -> np.ndarray:
@@ -116,17 +172,14 @@ def _family(area: np.ndarray, bw: np.ndarray, bh: np.ndarray) -> np.ndarray:
     return np.nonzero(like[best])[0]
 
 
-def _cut(seen, x, y, bw, bh, h) -> np.ndarray:
-    """One pip's square cut, upright: a pip in the lower half is turned half round."""
+def _cut(seen, x, y, bw, bh, turn: bool) -> np.ndarray:
+    """One pip's square cut, turned half round when ``turn`` (a pip in a face's lower half
+    is drawn upside down)."""
     side = 1.3 * max(bw, bh) + 2
     cx, cy = x + bw / 2, y + bh / 2
-    scale = PIP / side
-    turn = -1.0 if cy > h / 2 else 1.0
+    scale = -PIP / side if turn else PIP / side
     warp = np.array(
-        [
-            [turn * scale, 0, PIP / 2 - turn * scale * cx],
-            [0, turn * scale, PIP / 2 - turn * scale * cy],
-        ],
+        [[scale, 0, PIP / 2 - scale * cx], [0, scale, PIP / 2 - scale * cy]],
         np.float32,
     )
     crop = cv2.warpAffine(

@@ -1,17 +1,17 @@
 """Reading a card from a still: find the face, run the models, say how sure.
 
-Four witnesses: the face (pips, figures), the index corners (cut sharp), a joint head
-over both, and the pips themselves (``pips``: their count and figure, and each pip's
-suit by the pip net). Each gives a log-likelihood of each of the 52 cards; the read is
-their weighted sum's posterior (the weights fitted on designs the model never saw, so
-that the posterior is a probability), and a card only when that posterior clears the
-threshold chosen there for the wrong-card goal first. One witness fooled (a 9 laid out
-like a 10, an index hidden under the rim, a club drawn plump as a spade) then pulls the
-posterior down rather than the read over. Anything else is a no-read (the table's
-``noread`` alarm), never a guess: a wrong card costs a void and a dispute, a no-read
-costs a tap. A taught deck (``teach``) adds a classifier over the model's embedding for
-the 52 faces of the deck in use and for "none of them"; a taught read must also agree
-with the nearest taught card.
+Five witnesses: the face (pips, figures), the index corners (cut sharp), a joint head
+over both, the pips themselves (``pips``: their count and figure, and each pip's suit by
+the pip net), and the suit's symbol under each index, by the pip net too. Each gives a
+log-likelihood of each of the 52 cards; the read is their weighted sum's posterior (the
+weights fitted on designs the model never saw, so that the posterior is a probability),
+and a card only when that posterior clears the threshold chosen there for the wrong-card
+goal first. One witness fooled (a 9 laid out like a 10, an index hidden under the rim, a
+club drawn plump as a spade) then pulls the posterior down rather than the read over.
+Anything else is a no-read (the table's ``noread`` alarm), never a guess: a wrong card
+costs a void and a dispute, a no-read costs a tap. A taught deck (``teach``) adds a
+classifier over the model's embedding for the 52 faces of the deck in use and for "none
+of them"; a taught read must also agree with the nearest taught card.
 """
 
 from __future__ import annotations
@@ -69,10 +69,12 @@ class Look:
 @dataclass(frozen=True)
 class PipLook:
     """What the pips say: their count and figure, and each suit's mean log-probability over
-    the pips (None with no pips, or beside a figure, whose pieces are no suit's pips)."""
+    the pips (None with no pips, or beside a figure, whose pieces are no suit's pips); and
+    over the symbols under the indices (None when neither index showed one)."""
 
     signature: int
     suit: np.ndarray | None
+    symbol: np.ndarray | None = None
 
 
 WITNESS_HEADS = ("face_rank", "face_suit", "index_rank", "index_suit")
@@ -94,14 +96,14 @@ def agreement(look: Look, rank: int, suit: int, witnesses: dict[str, float]) -> 
     return float(np.exp(sum(logs) / sum(weights)))
 
 
-EVIDENCE = ("joint", "index", "face", "count", "pips")
+EVIDENCE = ("joint", "index", "face", "count", "pips", "symbol")
 """The fused read's terms, each weighed by ``settings["fusion"]``."""
 
 
 def evidence(look: Look, pip_look: PipLook | None, counts: np.ndarray) -> np.ndarray:
-    """Each term's log-likelihood of each of the 52 cards (5 × 4 suits × 13 ranks): the
+    """Each term's log-likelihood of each of the 52 cards (6 × 4 suits × 13 ranks): the
     joint head's, the index's and the face's rank and suit, the pips' count and figure
-    (``counts``: log P(signature | rank)), and the pips' suits."""
+    (``counts``: log P(signature | rank)), the pips' suits and the index symbols'."""
     out = np.zeros((len(EVIDENCE), 4, 13))
     for i, (rank, suit) in enumerate(
         (
@@ -114,6 +116,8 @@ def evidence(look: Look, pip_look: PipLook | None, counts: np.ndarray) -> np.nda
         out[3] = counts[:, pip_look.signature][None]
         if pip_look.suit is not None:
             out[4] = pip_look.suit[:, None]
+        if pip_look.symbol is not None:
+            out[5] = pip_look.symbol[:, None]
     return out
 
 
@@ -186,7 +190,7 @@ class Recogniser:
         self.taught = taught
         self.model = model
         fusion = settings.get("fusion")
-        self.weights = None if fusion is None else np.array([fusion[k] for k in EVIDENCE])
+        self.weights = None if fusion is None else np.array([fusion.get(k, 0.0) for k in EVIDENCE])
         self.counts = np.array(settings.get("counts", np.zeros((13, 2 * pips.COUNTS))))
 
     @classmethod
@@ -265,20 +269,31 @@ class Recogniser:
         ]
 
     def pip_looks(self, cuts: list[finder.Cut]) -> list[PipLook]:
-        """What each card's pips say, their cuts read by the pip net in one batch."""
+        """What each card's pips and index symbols say, all their cuts read by the pip net
+        in one batch."""
         found = [pips.find(cut.detail) for cut in cuts]
-        stack = [f.cuts for f in found if f.count and not f.figure]
-        if stack:
+        used = [f.cuts if f.count and not f.figure else f.cuts[:0] for f in found]
+        symbols = [index_symbols(cut) for cut in cuts]
+        stack = [c for pair in zip(used, symbols, strict=True) for c in pair]
+        each = np.zeros((0, 4))
+        if sum(map(len, stack)):
             self._pip_net.setInput(np.concatenate(stack), "pips")
             each = pip_suits(softmax(self._pip_net.forward("suit")))
         looks, at = [], 0
-        for f in found:
-            suit = None
-            if f.count and not f.figure:
-                suit = each[at : at + f.count].mean(axis=0)
-                at += f.count
-            looks.append(PipLook(f.signature, suit))
+        for f, mine, theirs in zip(found, used, symbols, strict=True):
+            suit = each[at : at + len(mine)].mean(axis=0) if len(mine) else None
+            at += len(mine)
+            symbol = each[at : at + len(theirs)].mean(axis=0) if len(theirs) else None
+            at += len(theirs)
+            looks.append(PipLook(f.signature, suit, symbol))
         return looks
+
+
+def index_symbols(cut: finder.Cut) -> np.ndarray:
+    """The suit symbols found under the card's two indices (0..2 × 2 × ``pips.PIP``²)."""
+    paper = finder.paper_of(cut.face)
+    found = [s for s in (pips.symbol(strip, paper) for strip in cut.strips) if s is not None]
+    return np.stack(found) if found else np.zeros((0, 2, pips.PIP, pips.PIP), np.float32)
 
 
 FACE_OUTPUTS = ("face_rank", "face_suit", "face_embed", "joint_face_rank", "joint_face_suit")

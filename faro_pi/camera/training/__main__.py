@@ -141,12 +141,19 @@ def _pip_witness(args, folders, held, cache, workers, out: Path) -> dict:
     share = 60 if args.tiny else args.pip_views // 4
     net_id = model_id(out / "model.onnx")  # the views hold the net's reads
     sets = [
-        fusion.views(s, n, 3, cache / f"{_key(s)}-{net_id}", out / "model.onnx", workers=workers)
+        fusion.views(
+            s,
+            n,
+            3,
+            cache / f"{_key(s)}-{net_id}-{fusion.SHARDS}",
+            out / "model.onnx",
+            workers=workers,
+        )
         for s, n in ((folders["calibrate"], share), (held, share // 2))
     ]
     terms, card, which, none = [], [], [], []
     for i, data in enumerate(sets):
-        terms.append(fusion.complete(data, counts, pipnet.probabilities(model, data["cuts"])))
+        terms.append(fusion.complete(data, counts, lambda cuts: pipnet.probabilities(model, cuts)))
         card.append(np.where(data["rank"] == dataset.NONE, -1, data["suit"] * 13 + data["rank"]))
         which.append(np.full(len(data["rank"]), i))
         none.append(data["none"])

@@ -15,7 +15,15 @@ from pathlib import Path
 import numpy as np
 
 from faro_pi.camera import finder, pips, scene
-from faro_pi.camera.recognise import EVIDENCE, NONE, Recogniser, evidence, fused, pip_suits
+from faro_pi.camera.recognise import (
+    EVIDENCE,
+    NONE,
+    Recogniser,
+    evidence,
+    fused,
+    index_symbols,
+    pip_suits,
+)
 from faro_pi.camera.training import dataset
 from faro_pi.game.cards import CARD_BY_CODE, SUITS
 
@@ -44,7 +52,8 @@ def _view(faces: dataset.Faces, rng: np.random.Generator):
 
 
 def _shard(job) -> str:
-    """Views of the designs read by the shipped net; the pips kept as cuts for the pip net."""
+    """Views of the designs read by the shipped net; the pips and the index symbols kept as
+    cuts for the pip net."""
     import cv2
 
     cv2.setNumThreads(1)
@@ -53,6 +62,7 @@ def _shard(job) -> str:
     reader = Recogniser.load(model=Path(model))
     rng = np.random.default_rng(seed)
     terms, none, ranks, suits, signatures, used, cuts = [], [], [], [], [], [], []
+    marked, symbols = [], []
     for _ in range(count):
         still, rank, suit = _view(designs[rng.integers(len(designs))], rng)
         cut = finder.find(still)
@@ -69,6 +79,10 @@ def _shard(job) -> str:
         used.append(found.count if seen else 0)
         if seen:
             cuts.append(np.stack([dataset.quantise(c) for c in found.cuts]))
+        under = index_symbols(cut)
+        marked.append(len(under))
+        symbols += [dataset.quantise(c) for c in under]
+    empty = np.zeros((0, 2, pips.PIP, pips.PIP), np.uint8)
     np.savez(
         path,
         terms=np.array(terms, np.float32),
@@ -77,9 +91,15 @@ def _shard(job) -> str:
         suit=np.array(suits),
         signature=np.array(signatures),
         used=np.array(used),
-        cuts=np.concatenate(cuts) if cuts else np.zeros((0, 2, pips.PIP, pips.PIP), np.uint8),
+        cuts=np.concatenate(cuts) if cuts else empty,
+        marked=np.array(marked),
+        symbols=np.stack(symbols) if symbols else empty,
     )
     return path
+
+
+SHARDS = 2
+"""The shards' format: a cache of another is made anew."""
 
 
 def views(folders, count: int, seed: int, out, model: Path, per_shard=1000, workers=2) -> dict:
@@ -98,17 +118,18 @@ def views(folders, count: int, seed: int, out, model: Path, per_shard=1000, work
     )
 
 
-def complete(data: dict, counts: np.ndarray, pip_probabilities: np.ndarray) -> np.ndarray:
-    """Every view's five terms (N × 5 × 4 × 13), the pips' added: ``counts`` is the
-    signature table, ``pip_probabilities`` the pip net's for ``data["cuts"]``."""
+def complete(data: dict, counts: np.ndarray, probabilities) -> np.ndarray:
+    """Every view's terms (N × 6 × 4 × 13), the pips' and the symbols' added: ``counts`` is
+    the signature table, ``probabilities`` the pip net's for given cuts."""
     n = len(data["rank"])
     terms = np.zeros((n, len(EVIDENCE), 4, 13), np.float32)
     terms[:, :3] = data["terms"]
     terms[:, 3] = counts[:, data["signature"]].T[:, None, :]
-    each = pip_suits(pip_probabilities)
-    ends = np.cumsum(data["used"])
-    for i in np.nonzero(data["used"])[0]:
-        terms[i, 4] = each[ends[i] - data["used"][i] : ends[i]].mean(axis=0)[:, None]
+    for term, cuts, used in ((4, "cuts", "used"), (5, "symbols", "marked")):
+        each = pip_suits(probabilities(data[cuts]))
+        ends = np.cumsum(data[used])
+        for i in np.nonzero(data[used])[0]:
+            terms[i, term] = each[ends[i] - data[used][i] : ends[i]].mean(axis=0)[:, None]
     return terms
 
 

@@ -191,7 +191,7 @@ def probabilities(model: PipNet, x: np.ndarray, batch: int = 1024) -> np.ndarray
         F.softmax(model(torch.from_numpy(dataset.dequantise(x[i : i + batch]))), 1)
         for i in range(0, len(x), batch)
     ]
-    return torch.cat(parts).numpy()
+    return torch.cat(parts).numpy() if parts else np.zeros((0, NOT_A_PIP + 1), np.float32)
 
 
 def export(model: PipNet, path) -> None:
