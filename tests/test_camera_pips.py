@@ -14,7 +14,7 @@ from faro_pi.camera.recognise import Recogniser, evidence, fused, index_symbols
 from faro_pi.camera.training import designs
 from faro_pi.camera.training.dataset import load_faces
 from faro_pi.camera.training.pipnet import SIGNATURES, signature_table
-from faro_pi.game.cards import DECK
+from faro_pi.game.cards import DECK, SUITS
 
 
 @pytest.fixture(scope="module")
@@ -106,7 +106,7 @@ def test_the_symbol_under_each_index_names_a_courts_suit(faces):
         cut = finder.find(scene.view(faces[code], rng, nominal=True))
         assert len(index_symbols(cut)) == 2, code
         symbol = reader.pip_looks([cut])[0].symbol
-        read[code] = code[:-1] + "SHDC"[int(np.argmax(symbol))]
+        read[code] = code[:-1] + SUITS[int(np.argmax(symbol))]
     assert read == {code: code for code in codes}
 
 
@@ -117,3 +117,17 @@ def test_no_symbol_is_found_where_no_index_stands(faces):
     assert len(index_symbols(cut)) == 0
     paper = np.full((finder.STRIP[1], finder.STRIP[0], 3), 235, np.uint8)
     assert pips.symbol(paper, finder.paper_of(paper)) is None
+
+
+def test_the_pip_net_learns_a_courts_index_symbols_as_its_suit(faces):
+    """A court's blobs teach the pip net "not a pip", and its index symbols the suit: the
+    reader asks the pip net for a court's suit there."""
+    from faro_pi.camera.training.dataset import Faces
+    from faro_pi.camera.training.pipnet import NOT_A_PIP, sample
+
+    court = Faces("standard", {"QD": faces["QD"]}, [])
+    rng = np.random.default_rng(6)
+    labels = np.concatenate([s[1] for s in (sample([court], rng) for _ in range(12)) if s])
+    suit = SUITS.index("D")
+    assert (labels == suit).sum() >= 12
+    assert set(labels.tolist()) <= {suit, NOT_A_PIP}

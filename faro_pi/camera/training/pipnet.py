@@ -21,17 +21,21 @@ from torch.nn import functional as F
 
 from faro_pi.camera import pips, scene
 from faro_pi.camera.finder import find
+from faro_pi.camera.recognise import index_symbols
 from faro_pi.camera.training import dataset
 from faro_pi.game.cards import CARD_BY_CODE, SUITS
 
 NOT_A_PIP = 4
 """The pip net's fifth class: a blob that is no number card's pip."""
 SIGNATURES = 2 * pips.COUNTS
+SHARDS = 2
+"""The shards' format (2: with the index symbols): a cache of another is made anew."""
 
 
 def sample(designs: list[dataset.Faces], rng: np.random.Generator):
-    """One view's (pip cuts N×2×32×32 uint8, their labels, rank, signature), or None when
-    no card was found."""
+    """One view's (cuts N×2×32×32 uint8 of its pips and its index symbols, their labels,
+    rank, signature), or None when no card was found. An index symbol is labelled with the
+    card's suit, a court's too: it is what the reader asks of the pip net there."""
     sizes = dataset.LARGE if rng.random() < 0.4 else dataset.SIZES
     size = sizes[rng.integers(len(sizes))]
     design = designs[rng.integers(len(designs))]
@@ -55,8 +59,11 @@ def sample(designs: list[dataset.Faces], rng: np.random.Generator):
         label = NOT_A_PIP
     else:
         label = -1  # miscounted: which blobs are pips is not known
-    stored = np.stack([dataset.quantise(c) for c in found.cuts]) if found.count else None
-    return stored, label, card.rank - 1, found.signature
+    symbols = index_symbols(cut)
+    kept = [*found.cuts, *symbols] if label >= 0 else list(symbols)
+    labels = [label] * (len(kept) - len(symbols)) + [suit] * len(symbols)
+    stored = np.stack([dataset.quantise(c) for c in kept]) if kept else None
+    return stored, np.array(labels, np.int64), card.rank - 1, found.signature
 
 
 def generate(designs, count: int, seed: int):
@@ -67,12 +74,12 @@ def generate(designs, count: int, seed: int):
         one = sample(designs, rng)
         if one is None:
             continue
-        stored, label, rank, signature = one
+        stored, labelled, rank, signature = one
         ranks.append(rank)
         signatures.append(signature)
-        if stored is not None and label >= 0:
+        if stored is not None:
             cuts.append(stored)
-            labels += [label] * len(stored)
+            labels += labelled.tolist()
     empty = np.zeros((0, 2, pips.PIP, pips.PIP), np.uint8)
     return (
         np.concatenate(cuts) if cuts else empty,
@@ -92,9 +99,16 @@ def _shard(job) -> str:
 
 def shards(folders, count: int, seed: int, out, per_shard: int = 2000, workers: int = 2):
     """``count`` views' pips of the designs in ``folders``, made in ``workers`` processes and
-    cached as ``out/pips-<seed>-<i>.npz``; loaded as one set."""
+    cached as ``out/pips<SHARDS>-<seed>-<i>.npz``; loaded as one set."""
     made = dataset.cached(
-        _shard, folders, count, seed, out, prefix="pips-", per_shard=per_shard, workers=workers
+        _shard,
+        folders,
+        count,
+        seed,
+        out,
+        prefix=f"pips{SHARDS}-",
+        per_shard=per_shard,
+        workers=workers,
     )
     return tuple(made[k] for k in ("x", "y", "rank", "signature"))
 
