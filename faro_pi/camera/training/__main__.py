@@ -1,7 +1,7 @@
 """Makes the recogniser's model: render, synthesise, train, calibrate, export.
 
     python -m faro_pi.camera.training [--tiny] [--out DIR] [--samples N] [--epochs N]
-                                      [--net DIR] [--pip-views N]
+                                      [--seed N] [--net DIR] [--pip-views N]
 
 Renders the Debian card designs (and the font-made ones) into the cache, makes training
 views of the training designs through the reader's own finder, trains the face and index
@@ -84,7 +84,7 @@ def _face_net(args, folders, held, cache, samples, workers, out: Path) -> dict:
     import torch
 
     train = dataset.shards(
-        folders["train"], samples, 1, cache / _key(folders["train"]), workers=workers
+        folders["train"], samples, args.seed, cache / _key(folders["train"]), workers=workers
     )
     calibrate = [
         dataset.shards(sets, max(share, 120), 2, cache / _key(sets), workers=workers)
@@ -95,7 +95,8 @@ def _face_net(args, folders, held, cache, samples, workers, out: Path) -> dict:
     from faro_pi.camera.training import net
 
     epochs = args.epochs or (1 if args.tiny else 5)
-    keep = None if args.tiny else designs.CACHE / f"passes-{args.version}-{samples}-{epochs}.pt"
+    passes = f"passes-{args.version}-{args.seed}-{samples}-{epochs}.pt"
+    keep = None if args.tiny else designs.CACHE / passes
     model = net.train(train, epochs=epochs, width=args.width, init=args.init, keep=keep)
     torch.save(model.state_dict(), designs.CACHE / f"model-{args.version}.pt")
     if keep is not None:
@@ -187,6 +188,9 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--init", help="go on from these weights: a saved .pt or an exported .onnx")
     parser.add_argument("--version", default="v4", help="names the cached samples")
+    parser.add_argument(
+        "--seed", type=int, default=1, help="the training views' seed: another makes new views"
+    )
     parser.add_argument(
         "--net", help="a folder with a face and index net made before: make only the pip witness"
     )
