@@ -97,7 +97,8 @@ def symbol(strip: np.ndarray, paper: np.ndarray) -> np.ndarray | None:
     level (``finder.paper_of``): a strip alone may be mostly ink.
 
     The rank is the glyph nearest the corner; the symbol the first blob below its row,
-    under it, and of about its height or less."""
+    under it, and of about its size or less (a design with a large index draws a symbol
+    nearly as wide as the strip)."""
     h, w = strip.shape[:2]
     b, g, r = (
         np.minimum(channel.astype(np.float32) * np.float32(1.0 / (level + 1.0)), 1.2)
@@ -131,7 +132,7 @@ def symbol(strip: np.ndarray, paper: np.ndarray) -> np.ndarray | None:
         & (x < right)
         & (x + bw < w - margin)
         & (y + bh < h - margin)
-        & (bw < 0.7 * w)
+        & (bw < 1.5 * (right - left) + 2)
         & (bh > 0.25 * tall)
         & (bh < 1.5 * tall)
     )[0]

@@ -98,7 +98,7 @@ def _shard(job) -> str:
     return path
 
 
-SHARDS = 2
+SHARDS = 3
 """The shards' format: a cache of another is made anew."""
 
 

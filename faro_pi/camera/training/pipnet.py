@@ -28,8 +28,9 @@ from faro_pi.game.cards import CARD_BY_CODE, SUITS
 NOT_A_PIP = 4
 """The pip net's fifth class: a blob that is no number card's pip."""
 SIGNATURES = 2 * pips.COUNTS
-SHARDS = 2
-"""The shards' format (2: with the index symbols): a cache of another is made anew."""
+SHARDS = 3
+"""The shards' format (2: with the index symbols; 3: a wide symbol too): a cache of
+another is made anew."""
 
 
 def sample(designs: list[dataset.Faces], rng: np.random.Generator):
