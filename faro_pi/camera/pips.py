@@ -65,16 +65,8 @@ class Pips:
 def find(detail: np.ndarray) -> Pips:
     """The pips on ``detail``: the visible face cut at ``DETAIL``, BGR, either way up."""
     h, w = detail.shape[:2]
-    paper = paper_of(detail)
-    b, g, r = (
-        np.minimum(channel.astype(np.float32) * np.float32(1.0 / (level + 1.0)), 1.2)
-        for channel, level in zip(cv2.split(detail), paper, strict=True)
-    )
-    light = (b + g + r) * (1 / 3)
-    chroma = cv2.max(cv2.max(b, g), r) - cv2.min(cv2.min(b, g), r)
-    ink = (light < INK * _nearby_paper(light)) | (chroma > COLOURED)
     margin = 3
-    ink[:margin], ink[-margin:], ink[:, :margin], ink[:, -margin:] = 0, 0, 0, 0
+    ink, seen = _inked(detail, paper_of(detail), margin)
     _, _, stats, centres = cv2.connectedComponentsWithStats(ink.view(np.uint8), 8)
     x, y, bw, bh, area = (stats[1:, i] for i in range(5))
     cx = centres[1:, 0]
@@ -84,7 +76,6 @@ def find(detail: np.ndarray) -> Pips:
     blob = np.nonzero(inside & (area >= SMALLEST) & (area <= FIGURE * w * h))[0]
     family = _family(area[blob], bw[blob], bh[blob])
     chosen = blob[family]
-    seen = cv2.merge([light - 0.6, chroma * 2])  # the model's features (finder.features)
     cuts = [_cut(seen, x[i], y[i], bw[i], bh[i], y[i] + bh[i] / 2 > h / 2) for i in chosen]
     stacked = np.stack(cuts) if cuts else np.zeros((0, 2, PIP, PIP), np.float32)
     return Pips(len(chosen), figure, stacked)
@@ -100,15 +91,8 @@ def symbol(strip: np.ndarray, paper: np.ndarray) -> np.ndarray | None:
     under it, and of about its size or less (a design with a large index draws a symbol
     nearly as wide as the strip)."""
     h, w = strip.shape[:2]
-    b, g, r = (
-        np.minimum(channel.astype(np.float32) * np.float32(1.0 / (level + 1.0)), 1.2)
-        for channel, level in zip(cv2.split(strip), paper, strict=True)
-    )
-    light = (b + g + r) * (1 / 3)
-    chroma = cv2.max(cv2.max(b, g), r) - cv2.min(cv2.min(b, g), r)
-    ink = (light < INK * _nearby_paper(light)) | (chroma > COLOURED)
     margin = 2  # the box's dark edge beyond a card cut a little wide
-    ink[:margin], ink[-margin:], ink[:, :margin], ink[:, -margin:] = 0, 0, 0, 0
+    ink, seen = _inked(strip, paper, margin)
     _, _, stats, _ = cv2.connectedComponentsWithStats(ink.view(np.uint8), 8)
     x, y, bw, bh, area = (stats[1:, i] for i in range(5))
     glyph = np.nonzero(
@@ -139,8 +123,21 @@ def symbol(strip: np.ndarray, paper: np.ndarray) -> np.ndarray | None:
     if len(under) == 0:
         return None
     s = under[np.argmin(y[under])]
-    seen = cv2.merge([light - 0.6, chroma * 2])
     return _cut(seen, x[s], y[s], bw[s], bh[s], turn=False)
+
+
+def _inked(image: np.ndarray, paper: np.ndarray, margin: int) -> tuple[np.ndarray, np.ndarray]:
+    """Where ``image`` (BGR) has ink, ``margin`` pixels at its edges left out, and what the
+    pip net sees of it (the model's features, as ``finder.features``, H×W×2)."""
+    b, g, r = (
+        np.minimum(channel.astype(np.float32) * np.float32(1.0 / (level + 1.0)), 1.2)
+        for channel, level in zip(cv2.split(image), paper, strict=True)
+    )
+    light = (b + g + r) * (1 / 3)
+    chroma = cv2.max(cv2.max(b, g), r) - cv2.min(cv2.min(b, g), r)
+    ink = (light < INK * _nearby_paper(light)) | (chroma > COLOURED)
+    ink[:margin], ink[-margin:], ink[:, :margin], ink[:, -margin:] = 0, 0, 0, 0
+    return ink, cv2.merge([light - 0.6, chroma * 2])
 
 
 def _nearby_paper(light: np.ndarray) -> np.ndarray:
