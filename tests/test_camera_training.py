@@ -121,3 +121,16 @@ def test_an_exported_model_is_trained_further_from_its_own_weights(tmp_path):
     norm = further.face[0][1]
     assert torch.equal(norm.running_mean, torch.zeros_like(norm.running_mean))
     assert not torch.equal(further.face[0][0].weight, again.face[0][0].weight)
+
+
+def test_the_witnesses_apart_from_the_net_count_once_and_the_net_is_fitted():
+    from faro_pi.camera.training import fusion
+
+    rng = np.random.default_rng(3)
+    card = rng.integers(52, size=400)
+    terms = rng.normal(0, 1, (400, len(EVIDENCE), 52))
+    # the joint head all but names the card; the others say nothing of it
+    terms[np.arange(400), EVIDENCE.index("joint"), card] += 6
+    weights = dict(zip(EVIDENCE, fusion.fit(terms, card), strict=True))
+    assert all(weights[k] == 1.0 for k in fusion.BAYES)
+    assert weights["joint"] > max(weights["index"], weights["face"])

@@ -133,34 +133,48 @@ def complete(data: dict, counts: np.ndarray, probabilities) -> np.ndarray:
     return terms
 
 
+BAYES = ("count", "pips", "symbol")
+"""The witnesses apart from the face and index net: the pips' count read through a table
+counted from training views, and the pip net's suit of the pips and of the index symbols,
+found and read apart from that net. Each is a likelihood of its own, so each counts once,
+at a weight of 1, as Bayes' rule counts evidence; only the net's three heads are fitted.
+They share one net and are fooled together (a plump club read as a spade by the joint
+head, the index and the face at once), so their fitted sum is no likelihood of anything.
+Left free, the fit weighs the witnesses apart from the net at about half: the net reads the
+calibration designs almost without fault, so the log-loss is flat along their weights,
+though on designs unlike the calibration's they are what outvotes a net sure and wrong.
+Fixed at 1 they also leave more of the calibration designs' cards read at the threshold."""
 PRIOR = 0.5
-"""Each witness's weight before the calibration speaks: all count alike."""
+"""The net's heads' weights before the calibration speaks."""
 PULL = 1e-3
-"""How hard the fit is drawn to ``PRIOR``. A net that reads the calibration designs almost
-without fault leaves the log-loss flat along the pips' and the count's weights, and an
-unpulled fit drops them there, though on designs unlike the calibration's they are what
-outvotes a net that is sure and wrong."""
+"""How hard the fit is drawn to ``PRIOR``: a little, so that a head the calibration says
+nothing about keeps a weight."""
 
 
 def fit(terms: np.ndarray, card: np.ndarray) -> np.ndarray:
-    """The weights of least log-loss of the true card (``card``: its index in ``DECK``),
-    drawn a little to ``PRIOR``."""
+    """The weights (``recognise.EVIDENCE``) of least log-loss of the true card (``card``:
+    its index in ``DECK``): those of ``BAYES`` fixed at 1, the net's heads drawn a little
+    to ``PRIOR``."""
     import torch
 
     t = torch.from_numpy(terms.reshape(len(terms), len(EVIDENCE), 52).astype(np.float64))
     y = torch.from_numpy(card)
+    fixed = torch.tensor([k in BAYES for k in EVIDENCE])
     w = torch.full((len(EVIDENCE),), PRIOR, dtype=torch.float64, requires_grad=True)
     opt = torch.optim.LBFGS([w], max_iter=200, line_search_fn="strong_wolfe")
 
+    def weights():
+        return torch.where(fixed, torch.ones_like(w), w)
+
     def closure():
         opt.zero_grad()
-        z = torch.einsum("k,nkc->nc", w, t)
-        loss = torch.nn.functional.cross_entropy(z, y) + PULL * ((w - PRIOR) ** 2).sum()
+        z = torch.einsum("k,nkc->nc", weights(), t)
+        loss = torch.nn.functional.cross_entropy(z, y) + PULL * ((w[~fixed] - PRIOR) ** 2).sum()
         loss.backward()
         return loss
 
     opt.step(closure)
-    return w.detach().numpy()
+    return weights().detach().numpy()
 
 
 def confidence(terms: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
