@@ -599,6 +599,9 @@ def test_a_pack_settles_on_the_page_down_to_calling_the_turn(tmp_path):
             )
             await table.pick("Bob", 4)
             await page.tap('#call-orders [data-order="black red red"]')
+            await expect(page.locator("#call-list li")).to_have_text(
+                ["Bob calls black · red · red for 4"]
+            )
             table.deal(*deal[49:])
             await expect(page.locator("#call-list li")).to_have_text(["Bob called it: +8"])
 
