@@ -21,6 +21,7 @@ import pytest
 
 from faro_pi.camera.pips import COUNTS
 from faro_pi.camera.recognise import EVIDENCE, Recogniser
+from faro_pi.camera.training import fusion
 from faro_pi.camera.training.__main__ import choose_threshold
 
 ROOT = Path(__file__).parent.parent
@@ -124,8 +125,6 @@ def test_an_exported_model_is_trained_further_from_its_own_weights(tmp_path):
 
 
 def test_the_witnesses_apart_from_the_net_count_once_and_the_net_is_fitted():
-    from faro_pi.camera.training import fusion
-
     rng = np.random.default_rng(3)
     card = rng.integers(52, size=400)
     terms = rng.normal(0, 1, (400, len(EVIDENCE), 52))
