@@ -6,6 +6,8 @@ Debian's package as training renders its own.
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -92,6 +94,27 @@ def test_a_number_card_whose_indices_are_hidden_is_named_by_its_pips(faces):
         read[code] = reader.read_cut(cut).card
     assert favoured == {code: code for code in codes}
     assert not {code: card.code for code, card in read.items() if card and card.code != code}
+
+
+def test_where_the_pips_are_read_the_faces_suit_is_not_counted_again(faces):
+    """A number card's suit to the face head is its pips in the whole face: once the pip witness
+    has read them, a face head sure of another suit (a design's plump clubs taken for
+    spades) does not move the read. A court's figure is no pip, and there it still counts."""
+    reader = Recogniser.load()
+    rng = np.random.default_rng(7)
+    sure_of_spades = np.array([0.97, 0.01, 0.01, 0.01])
+    moved = {}
+    for code in ("7C", "10C", "QC", "KC"):
+        cut = finder.find(scene.view(faces[code], rng, nominal=True))
+        look, pip_look = reader.look([cut])[0], reader.pip_looks([cut])[0]
+        fooled = dataclasses.replace(look, heads={**look.heads, "face_suit": sure_of_spades})
+        spade = DECK.index(next(c for c in DECK if c.code == code[:-1] + "S"))
+        before, after = (
+            np.log(fused(evidence(seen, pip_look, reader.counts), reader.weights)[spade])
+            for seen in (look, fooled)
+        )
+        moved[code] = bool(after > before + 1)
+    assert moved == {"7C": False, "10C": False, "QC": True, "KC": True}
 
 
 def test_the_symbol_under_each_index_names_a_courts_suit(faces):

@@ -102,8 +102,9 @@ EVIDENCE = ("joint", "index", "face", "count", "pips", "symbol")
 
 def evidence(look: Look, pip_look: PipLook | None, counts: np.ndarray) -> np.ndarray:
     """Each term's log-likelihood of each of the 52 cards (6 × 4 suits × 13 ranks): the
-    joint head's, the index's and the face's rank and suit, the pips' count and figure
-    (``counts``: log P(signature | rank)), the pips' suits and the index symbols'."""
+    joint head's, the index's and the face's rank and suit (the face's rank alone where
+    the pips were read), the pips' count and figure (``counts``: log P(signature | rank)),
+    the pips' suits and the index symbols'."""
     out = np.zeros((len(EVIDENCE), 4, 13))
     for i, (rank, suit) in enumerate(
         (
@@ -116,9 +117,18 @@ def evidence(look: Look, pip_look: PipLook | None, counts: np.ndarray) -> np.nda
         out[3] = counts[:, pip_look.signature][None]
         if pip_look.suit is not None:
             out[4] = pip_look.suit[:, None]
+            out[2] = face_rank_only(out[2])
         if pip_look.symbol is not None:
             out[5] = pip_look.symbol[:, None]
     return out
+
+
+def face_rank_only(face: np.ndarray) -> np.ndarray:
+    """The face's term (… × 4 × 13) without its suit. Where the pips were read, the face's
+    suit is read from those same pips in the whole face's crop: the pip witness counts
+    them already, and a net fooled by a design's plump clubs is fooled by them once, not
+    twice."""
+    return np.broadcast_to(face.mean(axis=-2, keepdims=True), face.shape)
 
 
 def pip_suits(p: np.ndarray) -> np.ndarray:

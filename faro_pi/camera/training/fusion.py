@@ -20,6 +20,7 @@ from faro_pi.camera.recognise import (
     NONE,
     Recogniser,
     evidence,
+    face_rank_only,
     fused,
     index_symbols,
     pip_suits,
@@ -130,6 +131,8 @@ def complete(data: dict, counts: np.ndarray, probabilities) -> np.ndarray:
         ends = np.cumsum(data[used])
         for i in np.nonzero(data[used])[0]:
             terms[i, term] = each[ends[i] - data[used][i] : ends[i]].mean(axis=0)[:, None]
+    seen = data["used"] > 0
+    terms[seen, 2] = face_rank_only(terms[seen, 2])
     return terms
 
 
