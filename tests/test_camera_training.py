@@ -133,3 +133,21 @@ def test_the_witnesses_apart_from_the_net_count_once_and_the_net_is_fitted():
     weights = dict(zip(EVIDENCE, fusion.fit(terms, card), strict=True))
     assert all(weights[k] == 1.0 for k in fusion.BAYES)
     assert weights["joint"] > max(weights["index"], weights["face"])
+
+
+def test_the_pip_net_sees_some_pips_drawn_bolder_and_some_finer():
+    """Training grows or shrinks a pip's ink by a pixel all round, so that the pip net
+    knows a club by its outline whether a deck inks it plump or lean: about three in ten
+    bolder, two in ten finer, the rest as they were, each keeping its place and paper."""
+    import torch
+
+    from faro_pi.camera.training.pipnet import BOLDER, FINER, _weight
+
+    pip = np.full((1, 2, 32, 32), 0.4, np.float32)  # paper
+    pip[0, 0, 8:24, 10:22] = -0.5  # ink
+    out = _weight(torch.from_numpy(np.repeat(pip, 2000, 0)), torch.Generator().manual_seed(0))
+    ink = (out[:, 0] < 0).sum(dim=(1, 2)).numpy()
+    assert set(ink.tolist()) == {16 * 12, 18 * 14, 14 * 10}
+    assert abs((ink > 16 * 12).mean() - BOLDER) < 0.04
+    assert abs((ink < 16 * 12).mean() - FINER) < 0.04
+    assert float(out[:, 0, 0, 0].min()) == pytest.approx(0.4)
