@@ -7,6 +7,7 @@ training renders its own; the stills come from the camera's model, scene.view.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 
 import cv2
@@ -14,7 +15,7 @@ import numpy as np
 import pytest
 
 from faro_pi.camera import finder, scene
-from faro_pi.camera.recognise import DECK_FILE, DeckError, Reading, Recogniser
+from faro_pi.camera.recognise import DECK_FILE, NONE, DeckError, Reading, Recogniser
 from faro_pi.camera.teach import gate
 from faro_pi.camera.training import designs
 from faro_pi.camera.training.dataset import load_faces
@@ -116,6 +117,28 @@ def test_a_back_and_a_joker_are_noreads(faces, recogniser):
     for face in others:
         for _ in range(2):
             assert recogniser.read(scene.view(face, rng)).card is None
+
+
+def test_not_a_card_takes_the_joint_head_and_the_faces_own_head_both(faces, recogniser):
+    """A court figure unlike any the model was taught may make one head balk while the other
+    witnesses read the card surely: the read goes on to the fused posterior and its
+    threshold. Both heads calling it not a card make a no-read, whatever the rest say."""
+    cut = finder.find(scene.view(faces.cards["KS"], np.random.default_rng(6), nominal=True))
+    look, pip_look = recogniser.look([cut])[0], recogniser.pip_looks([cut])[0]
+
+    def balking(probabilities):
+        out = probabilities * 0.3
+        out[NONE] = 0.7
+        return out
+
+    joint = dataclasses.replace(look, rank=balking(look.rank))
+    face = dataclasses.replace(
+        look, heads={**look.heads, "face_rank": balking(look.heads["face_rank"])}
+    )
+    both = dataclasses.replace(joint, heads=face.heads)
+    king = CARD_BY_CODE["KS"]
+    assert [recogniser.untaught(seen, pip_look).card for seen in (look, joint, face)] == [king] * 3
+    assert recogniser.untaught(both, pip_look) == Reading(None, 0.0)
 
 
 def _stills(folder, faces, codes, rng, suffix=".png"):

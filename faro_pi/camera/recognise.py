@@ -83,6 +83,15 @@ HEADS = ("rank", "suit", *WITNESS_HEADS)
 """The heads a temperature is fitted for."""
 
 
+def not_a_card(look: Look) -> bool:
+    """Whether a view is no card's face to the fused read: the joint head and the face's own
+    head both find "not a card" likelier than any card (the index head cannot say it).
+    Either alone may balk at a court figure unlike any it was taught while the other
+    witnesses read the card surely; a back, a joker, a hand over the face or two cards
+    askew are seldom seen by one and not the other, and the threshold still stands behind."""
+    return look.rank[NONE] > 0.5 and look.heads["face_rank"][NONE] > 0.5
+
+
 def agreement(look: Look, rank: int, suit: int, witnesses: dict[str, float]) -> float:
     """How surely the witnesses agree on one card: the weighted geometric mean of each
     one's probability of it (the joint head's weight is 1)."""
@@ -233,15 +242,17 @@ class Recogniser:
     def untaught(self, look: Look, pip_look: PipLook | None = None) -> Reading:
         """The shipped model's read: the witnesses' fused posterior over the 52 cards when
         the model has a pip witness, else the agreement of the face's and index's heads."""
-        rank = int(np.argmax(look.rank))
-        if rank == NONE:
-            return Reading(None, 0.0)
         if self.weights is not None:
+            if not_a_card(look):
+                return Reading(None, 0.0)
             p = fused(evidence(look, pip_look, self.counts), self.weights)
             best = int(np.argmax(p))
             if p[best] < self.settings["threshold"]:
                 return Reading(None, float(p[best]))
             return Reading(DECK[best], float(p[best]))
+        rank = int(np.argmax(look.rank))
+        if rank == NONE:
+            return Reading(None, 0.0)
         suit = int(np.argmax(look.suit))
         confidence = agreement(look, rank, suit, self.settings["witnesses"])
         if confidence < self.settings["threshold"]:

@@ -23,6 +23,7 @@ from faro_pi.camera.recognise import (
     face_rank_only,
     fused,
     index_symbols,
+    not_a_card,
     pip_suits,
 )
 from faro_pi.camera.training import dataset
@@ -72,7 +73,7 @@ def _shard(job) -> str:
         look = reader.look([cut])[0]
         found = pips.find(cut.detail)
         terms.append(evidence(look, None, np.zeros((13, 2 * pips.COUNTS)))[:3])
-        none.append(int(np.argmax(look.rank)) == NONE)
+        none.append(not_a_card(look))
         ranks.append(rank)
         suits.append(suit)
         signatures.append(found.signature)
@@ -99,8 +100,9 @@ def _shard(job) -> str:
     return path
 
 
-SHARDS = 3
-"""The shards' format: a cache of another is made anew."""
+SHARDS = 4
+"""The shards' format (4: "not a card" as ``recognise.not_a_card`` says): a cache of another
+is made anew."""
 
 
 def views(folders, count: int, seed: int, out, model: Path, per_shard=1000, workers=2) -> dict:
