@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 
+import cv2
 import numpy as np
 import pytest
 
@@ -140,6 +141,33 @@ def test_no_symbol_is_found_where_no_index_stands(faces):
     assert len(index_symbols(cut)) == 0
     paper = np.full((finder.STRIP[1], finder.STRIP[0], 3), 235, np.uint8)
     assert pips.symbol(paper, finder.paper_of(paper)) is None
+
+
+def strip_with(*blobs):
+    """A corner strip of paper with dark blobs drawn on it, each (x, y, width, height)."""
+    strip = np.full((finder.STRIP[1], finder.STRIP[0], 3), 235, np.uint8)
+    for x, y, w, h in blobs:
+        cv2.ellipse(strip, (x + w // 2, y + h // 2), (w // 2, h // 2), 0, 0, 360, (40, 40, 40), -1)
+    return strip
+
+
+def symbol_found(strip):
+    cut = pips.symbol(strip, finder.paper_of(strip))
+    return None if cut is None else float(cut[0].mean())
+
+
+def test_a_narrow_rank_still_has_its_wide_symbol_found_under_it():
+    """A J is half as wide as the spade some designs set under it: the symbol is measured
+    against the rank's height too, or a jack of spades would have no suit but the net's."""
+    assert symbol_found(strip_with((14, 9, 9, 35), (6, 51, 35, 36))) is not None
+
+
+def test_a_figures_great_pip_beside_the_rank_does_not_hide_the_symbol():
+    """A court's figure may reach up beside the index with a great pip as tall as the rank:
+    the row of glyphs then ends below the symbol, which is looked for under the rank alone."""
+    beside = symbol_found(strip_with((7, 9, 19, 37), (31, 13, 14, 41), (8, 48, 19, 23)))
+    alone = symbol_found(strip_with((7, 9, 19, 37), (8, 48, 19, 23)))
+    assert beside is not None and beside == pytest.approx(alone, abs=0.01)
 
 
 def test_the_pip_net_learns_a_courts_index_symbols_as_its_suit(faces):

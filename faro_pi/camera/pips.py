@@ -105,25 +105,26 @@ def symbol(strip: np.ndarray, paper: np.ndarray) -> np.ndarray | None:
     row = glyph[
         (y[glyph] < middle) & (y[glyph] + bh[glyph] > middle) & (bh[glyph] > 0.4 * bh[rank])
     ]
-    top, bottom = y[row].min(), (y[row] + bh[row]).max()
-    left, right = x[row].min(), (x[row] + bw[row]).max()
-    tall = bottom - top
-    under = np.nonzero(
-        (area >= 10)
-        & (y >= bottom - 1)
-        & (y < bottom + 0.8 * tall)
-        & (x + bw > left)
-        & (x < right)
-        & (x + bw < w - margin)
-        & (y + bh < h - margin)
-        & (bw < 1.5 * (right - left) + 2)
-        & (bh > 0.25 * tall)
-        & (bh < 1.5 * tall)
-    )[0]
-    if len(under) == 0:
-        return None
-    s = under[np.argmin(y[under])]
-    return _cut(seen, x[s], y[s], bw[s], bh[s], turn=False)
+    for line in (row, [rank]):  # the rank alone when the row took in a figure's great pip
+        top, bottom = y[line].min(), (y[line] + bh[line]).max()
+        left, right = x[line].min(), (x[line] + bw[line]).max()
+        tall = bottom - top
+        under = np.nonzero(
+            (area >= 10)
+            & (y >= bottom - 1)
+            & (y < bottom + 0.8 * tall)
+            & (x + bw > left)
+            & (x < right)
+            & (x + bw < w - margin)
+            & (y + bh < h - margin)
+            & (bw < 1.5 * max(right - left, tall) + 2)  # a J is narrow, its symbol not
+            & (bh > 0.25 * tall)
+            & (bh < 1.5 * tall)
+        )[0]
+        if len(under):
+            s = under[np.argmin(y[under])]
+            return _cut(seen, x[s], y[s], bw[s], bh[s], turn=False)
+    return None
 
 
 def _inked(image: np.ndarray, paper: np.ndarray, margin: int) -> tuple[np.ndarray, np.ndarray]:
