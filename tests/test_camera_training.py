@@ -19,7 +19,7 @@ import cv2
 import numpy as np
 import pytest
 
-from faro_pi.camera.pips import COUNTS
+from faro_pi.camera.pips import SIGNATURES
 from faro_pi.camera.recognise import EVIDENCE, Recogniser
 from faro_pi.camera.training import fusion
 from faro_pi.camera.training.__main__ import choose_threshold
@@ -42,7 +42,7 @@ def test_the_training_script_makes_a_model_opencv_reads(tmp_path):
     assert min(settings["temperatures"].values()) > 0 and 0 <= settings["threshold"] <= 1
     assert set(settings["fusion"]) == set(EVIDENCE)
     counts = np.exp(np.array(settings["counts"]))
-    assert counts.shape == (13, 2 * COUNTS) and np.allclose(counts.sum(axis=1), 1, atol=1e-3)
+    assert counts.shape == (13, SIGNATURES) and np.allclose(counts.sum(axis=1), 1, atol=1e-3)
     recogniser = Recogniser.load(model=tmp_path / "model.onnx")
     reading = recogniser.read(np.zeros((240, 320, 3), np.uint8))
     assert reading.card is None

@@ -44,7 +44,12 @@ SMALLEST = 14
 FIGURE = 0.045
 """A blob over this share of the cut is a court's figure or an ace's great pip."""
 COUNTS = 13
-"""Signatures: a count of 0..12 (``MOST``), twice over (with a figure or without)."""
+"""A count of 0..12 (``MOST``)."""
+SIGNATURES = 4 * COUNTS
+"""Signatures: a count, with a figure or without, in a whole layout or not."""
+HALF_TURN = 0.5
+"""How far, in pip sizes, a pip turned half round the layout's middle may land from another
+and the layout still be whole."""
 
 
 @dataclass(frozen=True)
@@ -55,11 +60,15 @@ class Pips:
     """Whether a blob too large for a pip stands on the face."""
     cuts: np.ndarray
     """Each pip's features (N×2×``PIP``×``PIP``, float32), upright."""
+    whole: bool = False
+    """Whether a half-turn maps the pips onto themselves, as it does every number card's
+    but the seven's: one pip lost under the rim or in a glare leaves the rest lopsided,
+    so a whole five is not a six that lost a pip."""
 
     @property
     def signature(self) -> int:
-        """The count and the figure as one number, 0 .. 2 × ``COUNTS`` - 1."""
-        return min(self.count, COUNTS - 1) + COUNTS * int(self.figure)
+        """The count, the figure and the layout as one number, 0 .. ``SIGNATURES`` - 1."""
+        return min(self.count, COUNTS - 1) + COUNTS * (int(self.figure) + 2 * int(self.whole))
 
 
 def find(detail: np.ndarray) -> Pips:
@@ -78,7 +87,8 @@ def find(detail: np.ndarray) -> Pips:
     chosen = blob[family]
     cuts = [_cut(seen, x[i], y[i], bw[i], bh[i], y[i] + bh[i] / 2 > h / 2) for i in chosen]
     stacked = np.stack(cuts) if cuts else np.zeros((0, 2, PIP, PIP), np.float32)
-    return Pips(len(chosen), figure, stacked)
+    size = np.maximum(bw[chosen], bh[chosen])
+    return Pips(len(chosen), figure, stacked, _whole(centres[1:][chosen], size))
 
 
 def symbol(strip: np.ndarray, paper: np.ndarray) -> np.ndarray | None:
@@ -169,6 +179,15 @@ def _family(area: np.ndarray, bw: np.ndarray, bh: np.ndarray) -> np.ndarray:
     if score[best] < 0:
         return np.zeros(0, np.int64)
     return np.nonzero(like[best])[0]
+
+
+def _whole(centres: np.ndarray, size: np.ndarray) -> bool:
+    """Whether each pip, turned half round the middle of the pips' span, lands on a pip."""
+    if len(centres) < 2:
+        return False
+    turned = centres.min(axis=0) + centres.max(axis=0) - centres
+    apart = np.linalg.norm(turned[:, None] - centres[None], axis=2).min(axis=1)
+    return bool(apart.max() < HALF_TURN * np.median(size))
 
 
 def _cut(seen, x, y, bw, bh, turn: bool) -> np.ndarray:

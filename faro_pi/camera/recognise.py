@@ -210,7 +210,7 @@ class Recogniser:
         self.model = model
         fusion = settings.get("fusion")
         self.weights = None if fusion is None else np.array([fusion.get(k, 0.0) for k in EVIDENCE])
-        self.counts = np.array(settings.get("counts", np.zeros((13, 2 * pips.COUNTS))))
+        self.counts = np.array(settings.get("counts", np.zeros((13, pips.SIGNATURES))))
 
     @classmethod
     def load(cls, deck: Path | None = None, model: Path = MODEL) -> Recogniser:

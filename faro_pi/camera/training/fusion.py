@@ -72,7 +72,7 @@ def _shard(job) -> str:
             continue
         look = reader.look([cut])[0]
         found = pips.find(cut.detail)
-        terms.append(evidence(look, None, np.zeros((13, 2 * pips.COUNTS)))[:3])
+        terms.append(evidence(look, None, np.zeros((13, pips.SIGNATURES)))[:3])
         none.append(not_a_card(look))
         ranks.append(rank)
         suits.append(suit)
@@ -100,9 +100,9 @@ def _shard(job) -> str:
     return path
 
 
-SHARDS = 4
-"""The shards' format (4: "not a card" as ``recognise.not_a_card`` says): a cache of another
-is made anew."""
+SHARDS = 5
+"""The shards' format (4: "not a card" as ``recognise.not_a_card`` says; 5: the layout in
+the pips' signature, and more index symbols found): a cache of another is made anew."""
 
 
 def views(folders, count: int, seed: int, out, model: Path, per_shard=1000, workers=2) -> dict:

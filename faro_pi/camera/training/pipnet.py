@@ -27,10 +27,10 @@ from faro_pi.game.cards import CARD_BY_CODE, SUITS
 
 NOT_A_PIP = 4
 """The pip net's fifth class: a blob that is no number card's pip."""
-SIGNATURES = 2 * pips.COUNTS
-SHARDS = 3
-"""The shards' format (2: with the index symbols; 3: a wide symbol too): a cache of
-another is made anew."""
+SHARDS = 4
+"""The shards' format (2: with the index symbols; 3: a wide symbol too; 4: the symbol
+under a narrow rank or beside a figure's great pip, and the layout in the signature): a
+cache of another is made anew."""
 
 
 def sample(designs: list[dataset.Faces], rng: np.random.Generator):
@@ -115,9 +115,9 @@ def shards(folders, count: int, seed: int, out, per_shard: int = 2000, workers: 
 
 
 def signature_table(ranks: np.ndarray, signatures: np.ndarray, prior: float = 1.0) -> np.ndarray:
-    """log P(signature | rank), 13 × ``SIGNATURES``, with ``prior`` views of each signature
+    """log P(signature | rank), 13 × ``pips.SIGNATURES``, with ``prior`` views of each signature
     added to every rank: a count no training view showed is unlikely, never impossible."""
-    counts = np.full((13, SIGNATURES), prior)
+    counts = np.full((13, pips.SIGNATURES), prior)
     np.add.at(counts, (ranks, signatures), 1)
     return np.log(counts / counts.sum(axis=1, keepdims=True))
 
