@@ -214,7 +214,12 @@ class Recogniser:
 
     @classmethod
     def load(cls, deck: Path | None = None, model: Path = MODEL) -> Recogniser:
-        """The shipped model, and the deck taught into ``deck`` when one is given."""
+        """The shipped model, and the deck taught into ``deck`` when one is given.
+
+        OpenCV is set to one thread for the process: a still is too little work to share,
+        and its thread pool costs more than it saves (on 2 cores, half the CPU a still
+        and no more time to wait)."""
+        cv2.setNumThreads(1)
         settings = json.loads(model.with_suffix(".json").read_text())
         net = cv2.dnn.readNetFromONNX(str(model))
         pip_model = model.with_name(PIPS.name)
