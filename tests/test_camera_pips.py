@@ -7,13 +7,15 @@ Debian's package as training renders its own.
 from __future__ import annotations
 
 import dataclasses
+import json
+import shutil
 
 import cv2
 import numpy as np
 import pytest
 
 from faro_pi.camera import finder, pips, scene
-from faro_pi.camera.recognise import Recogniser, evidence, fused, index_symbols
+from faro_pi.camera.recognise import MODEL, Recogniser, evidence, fused, index_symbols
 from faro_pi.camera.training import designs
 from faro_pi.camera.training.dataset import load_faces
 from faro_pi.camera.training.pipnet import signature_table
@@ -78,6 +80,18 @@ def test_a_six_that_lost_a_pip_is_a_lopsided_five_not_a_whole_one(faces):
     assert (lost.count, lost.whole) == (5, False)
     assert (five.count, five.whole) == (5, True)
     assert lost.signature != five.signature
+
+
+def test_a_model_whose_count_table_predates_the_layout_is_refused(tmp_path):
+    """A count table made before the layout joined the signature would be read at the
+    wrong places: the model is refused, with the command that makes it again."""
+    for name in ("model.onnx", "pips.onnx"):
+        shutil.copy(MODEL.with_name(name), tmp_path / name)
+    settings = json.loads(MODEL.with_suffix(".json").read_text())
+    settings["counts"] = [row[: 2 * pips.COUNTS] for row in settings["counts"]]
+    (tmp_path / "model.json").write_text(json.dumps(settings))
+    with pytest.raises(ValueError, match="make the pip witness again"):
+        Recogniser.load(model=tmp_path / "model.onnx")
 
 
 def test_a_count_never_seen_for_a_rank_is_unlikely_but_possible():

@@ -221,6 +221,13 @@ class Recogniser:
         and no more time to wait)."""
         cv2.setNumThreads(1)
         settings = json.loads(model.with_suffix(".json").read_text())
+        counts = np.shape(settings.get("counts", np.zeros((13, pips.SIGNATURES))))
+        if counts != (13, pips.SIGNATURES):
+            raise ValueError(
+                f"{model.with_suffix('.json')}: its count table ({counts[1]} signatures) is "
+                f"for another pip finder ({pips.SIGNATURES}): make the pip witness again "
+                "(python -m faro_pi.camera.training --net DIR)"
+            )
         net = cv2.dnn.readNetFromONNX(str(model))
         pip_model = model.with_name(PIPS.name)
         pip_net = cv2.dnn.readNetFromONNX(str(pip_model)) if "fusion" in settings else None
