@@ -95,10 +95,12 @@ def teach(images: list[str], deck: Path, seed: int = 0, out=None) -> int:
     from faro_pi.camera.recognise import Recogniser
 
     try:
-        faces = teaching.faces_of([Path(p) for p in images])
+        faces, odd = teaching.faces_of([Path(p) for p in images])
     except (teaching.TeachError, ValueError) as exc:
         print(f"faro-pi camera teach: {exc}", file=sys.stderr)
         return 2
+    for path in odd:
+        print(f"faro-pi camera teach: {path}: left out, no card's code", file=sys.stderr)
     recogniser = Recogniser.load()
     taught = teaching.teach(recogniser, faces, np.random.default_rng(seed))
     path = teaching.save(taught, deck, recogniser.model)

@@ -44,20 +44,29 @@ class TeachError(ValueError):
     """Images that do not make a deck: a name that is not a card, a card missing or twice."""
 
 
-def faces_of(paths: list[Path]) -> dict[Card, np.ndarray]:
-    """The 52 faces (RGBA) named by the images' stems; refuses anything but one of each."""
+def faces_of(paths: list[Path]) -> tuple[dict[Card, np.ndarray], list[Path]]:
+    """The 52 faces (RGBA) named by the images' stems, and the images left out since their
+    names are no card's code (a design folder's back.png, a joker): refuses anything but
+    one of each card, and names those left out when a card is missing, in case one of
+    them was it, misnamed."""
     faces: dict[Card, np.ndarray] = {}
+    odd: list[Path] = []
     for path in paths:
         card = CARD_BY_CODE.get(Path(path).stem.upper())
         if card is None:
-            raise TeachError(f"{path}: the file's name must be its card's code, e.g. KD.png")
+            odd.append(Path(path))
+            continue
         if card in faces:
             raise TeachError(f"{path}: {card.code} is given twice")
         faces[card] = face_in(scene.read_face(path), path)
     missing = [card.code for card in DECK if card not in faces]
     if missing:
-        raise TeachError(f"a deck is all 52 cards: missing {' '.join(missing)}")
-    return faces
+        named = "".join(
+            f"; {path.name} is left out: the file's name must be its card's code, e.g. KD.png"
+            for path in odd
+        )
+        raise TeachError(f"a deck is all 52 cards: missing {' '.join(missing)}{named}")
+    return faces, odd
 
 
 def face_in(image: np.ndarray, path) -> np.ndarray:
