@@ -115,7 +115,8 @@ def symbol(strip: np.ndarray, paper: np.ndarray) -> np.ndarray | None:
     row = glyph[
         (y[glyph] < middle) & (y[glyph] + bh[glyph] > middle) & (bh[glyph] > 0.4 * bh[rank])
     ]
-    for line in (row, [rank]):  # the rank alone when the row took in a figure's great pip
+    lines = (row, [rank]) if len(row) > 1 else (row,)
+    for line in lines:  # the rank alone when the row took in a figure's great pip
         top, bottom = y[line].min(), (y[line] + bh[line]).max()
         left, right = x[line].min(), (x[line] + bw[line]).max()
         tall = bottom - top

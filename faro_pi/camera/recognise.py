@@ -221,17 +221,16 @@ class Recogniser:
         and no more time to wait)."""
         cv2.setNumThreads(1)
         settings = json.loads(model.with_suffix(".json").read_text())
-        counts = np.shape(settings.get("counts", np.zeros((13, pips.SIGNATURES))))
-        if counts != (13, pips.SIGNATURES):
-            raise ValueError(
-                f"{model.with_suffix('.json')}: its count table ({counts[1]} signatures) is "
-                f"for another pip finder ({pips.SIGNATURES}): make the pip witness again "
-                "(python -m faro_pi.camera.training --net DIR)"
-            )
         net = cv2.dnn.readNetFromONNX(str(model))
         pip_model = model.with_name(PIPS.name)
         pip_net = cv2.dnn.readNetFromONNX(str(pip_model)) if "fusion" in settings else None
         me = cls(net, settings, model=model_id(model), pip_net=pip_net)
+        if me.counts.shape != (13, pips.SIGNATURES):
+            raise ValueError(
+                f"{model.with_suffix('.json')}: its count table ({me.counts.shape[1]} "
+                f"signatures) is for another pip finder ({pips.SIGNATURES}): make the pip "
+                "witness again (python -m faro_pi.camera.training --net DIR)"
+            )
         if deck is not None:
             me.taught = load_deck(Path(deck), me.model)
         return me
