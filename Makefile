@@ -1,16 +1,25 @@
 # Quick start: `make sim` plays a demo pack, `make test` runs the tests.
-# Both create .venv and install the project into it first.
+# Both create .venv and install the project into it first: `make sim` what the table
+# runs (the camera's numpy and OpenCV among it), `make test` the test tools on top, and
+# PyTorch for the one test that runs the camera's training script (training/).
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
-STAMP := $(VENV)/.installed
+RUNTIME := $(VENV)/.runtime
+STAMP := $(VENV)/.tested
 
 .PHONY: test test-deps old-pillow browser golden sim bench lint format clean install uninstall hardware
 
-$(STAMP): pyproject.toml
+$(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test]'
+
+$(RUNTIME): pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e '.[camera]'
+	touch $@
+
+$(STAMP): pyproject.toml $(RUNTIME)
+	$(BIN)/python -m pip install --quiet -e '.[camera,test,train]'
 	touch $@
 
 # apt-get, waiting up to 10 minutes for another apt to let go of its lock (a fresh
@@ -25,7 +34,8 @@ APT_UPDATE := ( for try in $$(seq 120); do \
 		printf '%s\n' "$$out" >&2; exit 1; \
 	done; echo "apt-get update: the apt lock was held for 10 minutes" >&2; exit 1 )
 
-# The camera's card designs and how they are drawn (faro_pi/camera/training/designs.py):
+# The camera's card designs and how they are drawn (training/designs.py), for the tests
+# that read a drawn card and for the training script:
 # Debian's aisleriot and KDE decks, librsvg with Debian's Python bindings, fonts for glyphs.
 CAMERA_DEBS := gnome-cards-data kdegames-card-data-kf5 python3-gi \
 	gir1.2-rsvg-2.0 python3-gi-cairo fonts-dejavu fonts-liberation fonts-freefont-ttf \
@@ -74,7 +84,7 @@ test: $(STAMP) test-deps old-pillow browser
 golden: $(STAMP) browser
 	FARO_GOLDEN=update $(BIN)/python -m pytest -q tests/test_display.py tests/test_page.py -k "golden or fits" || true
 
-sim: $(STAMP)
+sim: $(RUNTIME)
 	$(BIN)/faro-pi sim
 
 bench: $(STAMP) test-deps

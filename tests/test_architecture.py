@@ -193,6 +193,17 @@ def test_the_virtual_hardware_imports_no_driver_and_nothing_above_it():
     )
 
 
+def test_the_runtime_never_imports_the_tools_that_made_its_model():
+    """``training/`` needs PyTorch and onnx and stays out of the wheel: a table that
+    imported it, even inside a function, would fail on a Pi that has neither."""
+    offending = [
+        found
+        for found in all_imports()
+        if found.name.partition(".")[0] in ("training", "torch", "onnx", "torchvision")
+    ]
+    assert not offending, report("faro_pi imports the training tools", offending)
+
+
 def test_nothing_imports_the_command_line():
     """Except ``faro_pi/__main__.py``, which is ``python -m faro_pi``: the command line itself."""
     offending = [

@@ -1,7 +1,7 @@
 """The camera reader on stills of a design it never saw, and its commands on files.
 
 The design is KDE's ``standard`` deck, held out of training and calibration alike
-(faro_pi/camera/training/designs.py TEST_GROUPS), rendered from Debian's package the way
+(training/designs.py TEST_GROUPS), rendered from Debian's package the way
 training renders its own; the stills come from the camera's model, scene.view.
 """
 
@@ -15,21 +15,16 @@ import numpy as np
 import pytest
 
 from faro_pi.camera import finder, scene
-from faro_pi.camera.recognise import DECK_FILE, NONE, DeckError, Reading, Recogniser
+from faro_pi.camera.fusion import NONE
+from faro_pi.camera.recognise import DECK_FILE, DeckError, Reading, Recogniser
 from faro_pi.camera.teach import faces_of, gate
-from faro_pi.camera.training import designs
-from faro_pi.camera.training.dataset import load_faces
 from faro_pi.cli import main
 from faro_pi.game.cards import CARD_BY_CODE, DECK
+from tests.decks import held_out
 
 HELD_OUT = "standard"
 WITH_JOKERS = "bellot"
 """Another held-out design: the standard deck's sheet draws no joker."""
-
-
-def held_out(name: str):
-    design = next(d for d in designs.split()["test"] if d.name == name)
-    return load_faces(design.name, designs.render(design, 400))
 
 
 @pytest.fixture(scope="module")
@@ -181,13 +176,15 @@ def test_read_exits_1_for_a_missing_file_or_no_image_and_reads_the_rest(tmp_path
 
 
 def test_teach_then_read_with_the_taught_deck(tmp_path, faces, capsys):
+    """Taught from two views a card (``--views 2``: seconds, where the default's 24 take a
+    minute here), the deck is read right or not at all, and what is no card stays none."""
     design = tmp_path / "design"
     design.mkdir()
     for code, face in faces.cards.items():
         cv2.imwrite(str(design / f"{code}.png"), face[..., [2, 1, 0, 3]])
     deck = tmp_path / "deck"
     images = sorted(str(p) for p in design.glob("*.png"))
-    assert main(["camera", "teach", "--deck", str(deck), *images]) == 0
+    assert main(["camera", "teach", "--views", "2", "--deck", str(deck), *images]) == 0
     assert (deck / DECK_FILE).exists()
     rng = np.random.default_rng(8)
     stills = tmp_path / "stills"
@@ -251,7 +248,7 @@ def test_a_deck_taught_for_another_model_or_by_an_older_faro_pi_is_refused(tmp_p
     with pytest.raises(DeckError, match="taught for another model: teach the deck again"):
         Recogniser.load(tmp_path)
     del deck["gates"]
-    np.savez(tmp_path / DECK_FILE, **deck, model=Recogniser.load().model)
+    np.savez(tmp_path / DECK_FILE, **deck, model=Recogniser.load().model_id)
     with pytest.raises(DeckError, match=r"taught by an older faro-pi .*: teach the deck again"):
         Recogniser.load(tmp_path)
 

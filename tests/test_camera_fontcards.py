@@ -7,8 +7,8 @@ import itertools
 import numpy as np
 import pytest
 
-from faro_pi.camera.training import fontcards, fonts, layouts
 from faro_pi.game.cards import DECK
+from training import fontcards, fonts, layouts
 
 
 @pytest.fixture(scope="module")

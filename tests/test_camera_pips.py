@@ -15,17 +15,17 @@ import numpy as np
 import pytest
 
 from faro_pi.camera import finder, pips, scene
-from faro_pi.camera.recognise import MODEL, Recogniser, evidence, fused, index_symbols
-from faro_pi.camera.training import designs
-from faro_pi.camera.training.dataset import load_faces
-from faro_pi.camera.training.pipnet import signature_table
+from faro_pi.camera.fusion import evidence, fused
+from faro_pi.camera.model import SHIPPED, ModelError
+from faro_pi.camera.recognise import Recogniser, index_symbols
 from faro_pi.game.cards import DECK, SUITS
+from tests.decks import held_out
+from training.pipviews import signature_table
 
 
 @pytest.fixture(scope="module")
 def faces():
-    design = next(d for d in designs.split()["test"] if d.name == "standard")
-    return load_faces(design.name, designs.render(design, 400)).cards
+    return held_out("standard").cards
 
 
 def found(face, upside_down=False, seed=1):
@@ -86,12 +86,12 @@ def test_a_model_whose_count_table_predates_the_layout_is_refused(tmp_path):
     """A count table made before the layout joined the signature would be read at the
     wrong places: the model is refused, with the command that makes it again."""
     for name in ("model.onnx", "pips.onnx"):
-        shutil.copy(MODEL.with_name(name), tmp_path / name)
-    settings = json.loads(MODEL.with_suffix(".json").read_text())
+        shutil.copy(SHIPPED.with_name(name), tmp_path / name)
+    settings = json.loads(SHIPPED.read_text())
     settings["counts"] = [row[: 2 * pips.COUNTS] for row in settings["counts"]]
     (tmp_path / "model.json").write_text(json.dumps(settings))
-    with pytest.raises(ValueError, match="make the pip witness again"):
-        Recogniser.load(model=tmp_path / "model.onnx")
+    with pytest.raises(ModelError, match=r"make the pip witness again.*python -m training"):
+        Recogniser.load(model=tmp_path / "model.json")
 
 
 def test_a_count_never_seen_for_a_rank_is_unlikely_but_possible():
@@ -210,8 +210,8 @@ def test_a_figures_great_pip_beside_the_rank_does_not_hide_the_symbol():
 def test_the_pip_net_learns_a_courts_index_symbols_as_its_suit(faces):
     """A court's blobs teach the pip net "not a pip", and its index symbols the suit: the
     reader asks the pip net for a court's suit there."""
-    from faro_pi.camera.training.dataset import Faces
-    from faro_pi.camera.training.pipnet import NOT_A_PIP, sample
+    from training.dataset import Faces
+    from training.pipviews import NOT_A_PIP, sample
 
     court = Faces("standard", {"QD": faces["QD"]}, [])
     rng = np.random.default_rng(6)

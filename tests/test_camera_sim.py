@@ -20,9 +20,9 @@ from faro_pi import cli
 from faro_pi.camera import finder
 from faro_pi.camera.live import box_order, stills_from_box
 from faro_pi.camera.source import CameraError
-from faro_pi.camera.training import designs
 from faro_pi.game.cards import DECK
 from faro_pi.virtual.camera import DesignError, VirtualCamera, load_design
+from tests import decks
 
 UNSEEN = "bellot"
 """A design of ``designs.TEST_GROUPS``: held out of training and calibration alike."""
@@ -30,8 +30,7 @@ UNSEEN = "bellot"
 
 def design_folder(name: str, folder: Path) -> Path:
     """``name``'s 52 faces, ``KD.png``..., and nothing else, as a club would give them."""
-    assert any(d.name == name and d.group in designs.TEST_GROUPS for d in designs.DESIGNS)
-    rendered = designs.render(next(d for d in designs.DESIGNS if d.name == name), 400)
+    rendered = decks.folder(name)
     for card in DECK:
         shutil.copy(rendered / f"{card.code}.png", folder / f"{card.code}.png")
     return folder

@@ -9,7 +9,6 @@ pip net, the fused read's weights and threshold), just small.
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys
@@ -19,17 +18,19 @@ import cv2
 import numpy as np
 import pytest
 
+from faro_pi.camera import model as contract
+from faro_pi.camera.model import EVIDENCE
 from faro_pi.camera.pips import SIGNATURES
-from faro_pi.camera.recognise import EVIDENCE, Recogniser
-from faro_pi.camera.training import fusion
-from faro_pi.camera.training.__main__ import choose_threshold
+from faro_pi.camera.recognise import Recogniser
+from training import fusion
+from training.__main__ import choose_threshold
 
 ROOT = Path(__file__).parent.parent
 
 
 def test_the_training_script_makes_a_model_opencv_reads(tmp_path):
     done = subprocess.run(
-        [sys.executable, "-m", "faro_pi.camera.training", "--tiny", "--out", str(tmp_path)],
+        [sys.executable, "-m", "training", "--tiny", "--out", str(tmp_path)],
         cwd=ROOT,
         capture_output=True,
         text=True,
@@ -37,13 +38,11 @@ def test_the_training_script_makes_a_model_opencv_reads(tmp_path):
         env={**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache")},
     )
     assert done.returncode == 0, done.stderr[-2000:]
-    settings = json.loads((tmp_path / "model.json").read_text())
-    assert {"temperatures", "witnesses", "threshold", "taught_threshold"} <= set(settings)
-    assert min(settings["temperatures"].values()) > 0 and 0 <= settings["threshold"] <= 1
-    assert set(settings["fusion"]) == set(EVIDENCE)
-    counts = np.exp(np.array(settings["counts"]))
+    model = contract.load(tmp_path / "model.json")  # the contract the reader holds it to
+    assert model.fusion is not None and 0 <= model.threshold <= 1
+    counts = np.exp(np.array(model.counts))
     assert counts.shape == (13, SIGNATURES) and np.allclose(counts.sum(axis=1), 1, atol=1e-3)
-    recogniser = Recogniser.load(model=tmp_path / "model.onnx")
+    recogniser = Recogniser.load(model=tmp_path / "model.json")
     reading = recogniser.read(np.zeros((240, 320, 3), np.uint8))
     assert reading.card is None
     assert cv2.dnn.readNetFromONNX(str(tmp_path / "model.onnx")) is not None
@@ -84,7 +83,7 @@ def test_a_stopped_training_run_goes_on_from_its_last_saved_pass(tmp_path):
     run that goes on ends with the very weights an unbroken run would have."""
     import torch
 
-    from faro_pi.camera.training import net
+    from training import net
 
     data = _samples(seed=1)
 
@@ -108,17 +107,17 @@ def test_an_exported_model_is_trained_further_from_its_own_weights(tmp_path):
     reads it was exported with, and training goes on from it with its norms held."""
     import torch
 
-    from faro_pi.camera.training import net
+    from training import net
 
     data = _samples(seed=2)
     quiet = lambda *_, **__: None  # noqa: E731
-    trained = net.train(data, epochs=1, width=16, log=quiet)
+    trained = net.train(data, epochs=1, width=4, log=quiet)
     net.export(trained, tmp_path / "model.onnx")
     again = net.from_onnx(tmp_path / "model.onnx")
     want, got = net.logits(trained, *data[:3]), net.logits(again, *data[:3])
     for head in ("rank", "suit", "face_rank", "index_suit", "embed"):
         assert np.allclose(want[head], got[head], atol=1e-4), head
-    further = net.train(data, epochs=1, width=16, init=tmp_path / "model.onnx", log=quiet)
+    further = net.train(data, epochs=1, width=4, init=tmp_path / "model.onnx", log=quiet)
     norm = further.face[0][1]
     assert torch.equal(norm.running_mean, torch.zeros_like(norm.running_mean))
     assert not torch.equal(further.face[0][0].weight, again.face[0][0].weight)
@@ -141,7 +140,7 @@ def test_the_pip_net_sees_some_pips_drawn_bolder_and_some_finer():
     bolder, two in ten finer, the rest as they were, each keeping its place and paper."""
     import torch
 
-    from faro_pi.camera.training.pipnet import BOLDER, FINER, _weight
+    from training.pipnet import BOLDER, FINER, _weight
 
     pip = np.full((1, 2, 32, 32), 0.4, np.float32)  # paper
     pip[0, 0, 8:24, 10:22] = -0.5  # ink

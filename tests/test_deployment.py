@@ -589,6 +589,10 @@ def test_a_real_install_leaves_the_checkout_as_it_was(tmp_path):
         [venv / "bin/python", "-c", asked], capture_output=True, text=True, timeout=60, cwd=tmp_path
     )
     assert "faro_pi/cli.py" in done.stdout, done.stderr  # installed from the copy, whole
+    installed = [line.split(",")[0] for line in done.stdout.splitlines()]
+    for model_file in ("model.json", "model.onnx", "pips.onnx"):
+        assert f"faro_pi/camera/{model_file}" in installed  # the model ships
+    assert not [f for f in installed if f.startswith("training/")]  # what made it does not
 
 
 def test_the_pi_gets_its_pin_library_from_the_os_not_from_pypi():

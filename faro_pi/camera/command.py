@@ -28,6 +28,10 @@ def add_camera_command(commands) -> argparse.ArgumentParser:
     )
     teaching.add_argument("--deck", metavar="DIR", required=True, help="where to keep it")
     teaching.add_argument("--seed", type=int, default=0, help=argparse.SUPPRESS)
+    teaching.add_argument(
+        "--views", type=_views, default=None, metavar="N",
+        help="views made of each card (default 24): fewer teach sooner and less surely",
+    )  # fmt: skip
     teaching.add_argument("images", nargs="*", metavar="IMAGE")
     teaching.add_argument(
         "--from-box", action="store_true", help="take them from the camera: deal the new deck "
@@ -56,7 +60,14 @@ def _teach(args: argparse.Namespace) -> int:
     if not args.images:
         print("faro-pi camera teach: give the 52 images (KD.png...) or --from-box", file=sys.stderr)
         return 2
-    return teach(args.images, Path(args.deck), args.seed)
+    return teach(args.images, Path(args.deck), args.seed, args.views)
+
+
+def _views(text: str) -> int:
+    views = int(text)
+    if not 1 <= views <= 240:
+        raise argparse.ArgumentTypeError(f"{text}: from 1 to 240 views a card")
+    return views
 
 
 def read(images: list[str], deck: str | None, out=None) -> int:
@@ -87,7 +98,7 @@ def read(images: list[str], deck: str | None, out=None) -> int:
     return status
 
 
-def teach(images: list[str], deck: Path, seed: int = 0, out=None) -> int:
+def teach(images: list[str], deck: Path, seed: int = 0, views: int | None = None, out=None) -> int:
     out = out or sys.stdout
     import numpy as np
 
@@ -102,7 +113,8 @@ def teach(images: list[str], deck: Path, seed: int = 0, out=None) -> int:
     for path in odd:
         print(f"faro-pi camera teach: {path}: left out, no card's code", file=sys.stderr)
     recogniser = Recogniser.load()
-    taught = teaching.teach(recogniser, faces, np.random.default_rng(seed))
-    path = teaching.save(taught, deck, recogniser.model)
+    rng = np.random.default_rng(seed)
+    taught = teaching.teach(recogniser, faces, rng, views or teaching.VIEWS)
+    path = teaching.save(taught, deck, recogniser.model_id)
     print(f"taught {len(faces)} cards into {path}", file=out)
     return 0

@@ -21,21 +21,15 @@ import cv2
 import numpy as np
 
 from faro_pi.camera import finder, scene
-from faro_pi.camera.recognise import (
-    DECK_FILE,
-    NONE,
-    NOT_A_CARD,
-    Recogniser,
-    Taught,
-    softmax,
-    taught_features,
-)
+from faro_pi.camera.fusion import NONE, softmax
+from faro_pi.camera.recognise import DECK_FILE, NOT_A_CARD, Recogniser, Taught, taught_features
 from faro_pi.game.cards import CARD_BY_CODE, DECK, Card
 
 VIEWS = 24
 """Views made of each taught card: about half a minute of CPU for a deck here."""
 NOT_CARDS = 156
-"""Views of what is none of the deck's faces: a hand over a card, two cards, a back."""
+"""Views of what is none of the deck's faces (a hand over a card, two cards, a back) beside
+``VIEWS`` of each card: fewer views a card take as many fewer of these."""
 SIZES = ((320, 240), (640, 480), (480, 640), (800, 600))
 """Stills of the sizes a camera gives: the corners are cut sharper from larger ones."""
 
@@ -105,10 +99,13 @@ def teach(
     faces: dict[Card, np.ndarray],
     rng: np.random.Generator,
     views: int = VIEWS,
-    not_cards: int = NOT_CARDS,
+    not_cards: int | None = None,
 ) -> Taught:
     """The taught deck for ``faces``, from ``views`` views of each and ``not_cards`` views
-    of what is none of them."""
+    of what is none of them (by default as many to a card's view as ``NOT_CARDS`` are to
+    ``VIEWS``)."""
+    if not_cards is None:
+        not_cards = max(13, NOT_CARDS * views // VIEWS)
     feats, labels, prototypes, doubts = [], [], {}, {}
     for card, face in faces.items():
         looks = recogniser.look(
@@ -128,7 +125,7 @@ def teach(
     prototypes = np.stack([prototypes[card] for card in DECK])  # in the classes' order
     prototypes /= np.linalg.norm(prototypes, axis=1, keepdims=True) + 1e-9
     gates = gate([doubts[card] for card in DECK])
-    threshold = float(recogniser.settings["taught_threshold"])
+    threshold = recogniser.model.taught_threshold
     return Taught(weights, bias, prototypes, threshold, gates)
 
 

@@ -1,6 +1,6 @@
 """The camera reader on designs it never saw: right, wrong and no-read, and CPU a still.
 
-Leave-designs-out: the test designs (faro_pi/camera/training/designs.py, TEST_GROUPS) were
+Leave-designs-out: the test designs (training/designs.py, TEST_GROUPS) were
 held out of training and of calibration alike. Each card of each is viewed at random
 across the whole view contract (scene.view: tilt, roll either way up, size 45-90 % of the
 height, 320×240 to 1920×1080 portrait or landscape, the rim, light, colour, glare, noise,
@@ -11,7 +11,7 @@ JPEG, defocus) and read twice: untaught (the shipped model alone), and taught (a
 Goals: untaught ≥ 98 % right and ≤ 0.2 % wrong; taught ≥ 99.5 % right and ≤ 0.05 % wrong;
 ≤ 25 ms CPU a still.
 
-Run: ``.venv/bin/python -m tests.benchmarks.bench_camera [VIEWS_A_CARD [MODEL.onnx]]``
+Run: ``.venv/bin/python -m tests.benchmarks.bench_camera [VIEWS_A_CARD [model.json]]``
 (another model: one the training script wrote elsewhere, before it replaces the shipped one)
 """
 
@@ -24,12 +24,13 @@ from pathlib import Path
 import numpy as np
 
 from faro_pi.camera import scene
-from faro_pi.camera.recognise import MODEL, Recogniser
+from faro_pi.camera.model import SHIPPED
+from faro_pi.camera.recognise import Recogniser
 from faro_pi.camera.teach import teach
-from faro_pi.camera.training import designs
-from faro_pi.camera.training.dataset import load_faces
 from faro_pi.game.cards import CARD_BY_CODE
 from tests.benchmarks.figures import report
+from training import designs
+from training.dataset import load_faces
 
 
 def tally(recogniser: Recogniser, faces: dict, rng, views: int, cpu: list[float]) -> dict:
@@ -56,7 +57,7 @@ def line(name: str, counts: dict) -> str:
     )
 
 
-def main(views: int = 4, model: Path = MODEL) -> None:
+def main(views: int = 4, model: Path = SHIPPED) -> None:
     base = Recogniser.load(model=model)
     rng = np.random.default_rng(2026)
     total = {mode: {"right": 0, "wrong": 0, "noread": 0} for mode in ("unseen", "taught")}
@@ -81,5 +82,5 @@ def main(views: int = 4, model: Path = MODEL) -> None:
 if __name__ == "__main__":
     main(
         int(sys.argv[1]) if len(sys.argv) > 1 else 4,
-        Path(sys.argv[2]) if len(sys.argv) > 2 else MODEL,
+        Path(sys.argv[2]) if len(sys.argv) > 2 else SHIPPED,
     )

@@ -33,11 +33,11 @@ import numpy as np
 
 from faro_pi.camera.line import Link, SocketLine
 from faro_pi.camera.recognise import Recogniser
-from faro_pi.camera.training import designs
 from faro_pi.camera.watch import Watch
 from faro_pi.game.cards import DECK
 from faro_pi.virtual.camera import VirtualCamera, load_design
 from tests.benchmarks.figures import percentile, report
+from training import designs
 
 RATE = 15.0
 IDLE_SECONDS = 10.0

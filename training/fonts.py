@@ -69,10 +69,18 @@ def fonts(held: bool = False) -> tuple[list[Path], list[Path]]:
 def pick(paths: list[Path], rng) -> Path:
     """A font drawn family by family (a font package's folder), then face by face: Latin
     Modern's 72 optical sizes and weights are one family's look, not 72 designs' worth."""
-    families = sorted({path.parent for path in paths})
-    family = families[rng.integers(len(families))]
-    faces = [path for path in paths if path.parent == family]
+    families = _families(tuple(paths))
+    faces = families[rng.integers(len(families))]
     return faces[rng.integers(len(faces))]
+
+
+@lru_cache(maxsize=8)
+def _families(paths: tuple[Path, ...]) -> list[list[Path]]:
+    """``paths`` by family, the families in order of their folders' names."""
+    by_family: dict[Path, list[Path]] = {}
+    for path in paths:
+        by_family.setdefault(path.parent, []).append(path)
+    return [by_family[family] for family in sorted(by_family)]
 
 
 def has(font, char: str) -> bool:

@@ -1,7 +1,7 @@
 """Makes the recogniser's model: render, synthesise, train, calibrate, export.
 
-    python -m faro_pi.camera.training [--tiny] [--out DIR] [--samples N] [--epochs N]
-                                      [--seed N] [--net DIR] [--pip-views N]
+    python -m training [--tiny] [--out DIR] [--samples N] [--epochs N]
+                       [--seed N] [--net DIR] [--pip-views N]
 
 Renders the Debian card designs (and the font-made ones) into the cache, makes training
 views of the training designs through the reader's own finder, trains the face and index
@@ -9,26 +9,28 @@ net (PyTorch), fits the temperatures on the calibration designs (held out), pick
 taught threshold through the real ``teach``; then makes the pip witness (the pip net on
 the packaged decks' pips, the count table) and fits the fused read's weights and its
 threshold on the calibration designs, for the wrong-card goal first. Writes
-``model.onnx``, ``pips.onnx`` and ``model.json`` (by default into faro_pi/camera/, what
-ships). ``--net DIR`` takes the face and index net from ``DIR`` and makes only the pip
-witness.
-``--tiny`` runs every step on four designs at a tiny size: the test that keeps this
-script from rotting.
+``model.onnx``, ``pips.onnx`` and ``model.json`` (:mod:`faro_pi.camera.model`'s contract;
+by default into faro_pi/camera/, what ships). ``--net DIR`` takes the face and index net
+from ``DIR`` and makes only the pip witness.
+``--tiny`` runs every step on four designs at a tiny size, in well under a minute: the test
+that keeps this script from rotting.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import time
 from pathlib import Path
 
+import msgspec
 import numpy as np
 
-from faro_pi.camera.recognise import EVIDENCE, model_id
-from faro_pi.camera.training import dataset, designs, fontcards
+from faro_pi.camera import model as contract
+from faro_pi.camera.model import Fusion, Model, Temperatures, Witnesses
+from training import dataset, designs, fontcards
 
-PACKAGE = Path(__file__).resolve().parent.parent
+SHIPPED = contract.SHIPPED.parent
+"""Where the model that ships is written by default: faro_pi/camera/."""
 WRONG_GOAL = 0.0001
 """Untaught: wrong reads allowed on the calibration designs. A twentieth of the 0.2 % goal:
 designs never seen err several times as often as the calibration designs do."""
@@ -64,35 +66,38 @@ def main(argv=None) -> int:
     folders["train"] += [(path.name, str(path)) for path in made]
     held = [(path.name, str(path)) for path in held]
     cache = designs.CACHE / "samples" / f"{args.version}-{height}"
-    samples = args.samples or (240 if args.tiny else 120000)
+    samples = args.samples or (120 if args.tiny else 120000)
     workers = 1 if args.tiny else 2
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     if args.net:
-        settings = _given_net(Path(args.net), out)
+        net = _given_net(Path(args.net), out)
     else:
-        settings = _face_net(args, folders, held, cache, samples, workers, out)
-    settings |= _pip_witness(args, folders, held, cache, workers, out)
-    settings["minutes"] = round((time.time() - start) / 60, 1)
-    (out / "model.json").write_text(json.dumps(settings, indent=1) + "\n")
-    print(json.dumps(settings), flush=True)
+        net = _face_net(args, folders, held, cache, samples, workers, out)
+    model = _pip_witness(args, folders, held, cache, workers, out, net)
+    model = msgspec.structs.replace(model, minutes=round((time.time() - start) / 60, 1))
+    contract.save(model, out / "model.json")
+    print(msgspec.json.encode(model).decode(), flush=True)
     return 0
 
 
-def _face_net(args, folders, held, cache, samples, workers, out: Path) -> dict:
-    """Trains, calibrates and exports the face and index net; its settings."""
+def _face_net(args, folders, held, cache, samples, workers, out: Path) -> Model:
+    """Trains, calibrates and exports the face and index net; its model, without the pip
+    witness."""
     import torch
 
     train = dataset.shards(
         folders["train"], samples, args.seed, cache / _key(folders["train"]), workers=workers
     )
     calibrate = [
-        dataset.shards(sets, max(share, 120), 2, cache / _key(sets), workers=workers)
+        dataset.shards(
+            sets, max(share, 60 if args.tiny else 120), 2, cache / _key(sets), workers=workers
+        )
         for sets, share in ((folders["calibrate"], samples // 4), (held, samples // 8))
     ]
     sizes = [len(c[0]) for c in calibrate]
     print(f"samples: {len(train[0])} training, {sizes} calibration", flush=True)
-    from faro_pi.camera.training import net
+    from training import net
 
     epochs = args.epochs or (1 if args.tiny else 5)
     passes = f"passes-{args.version}-{args.seed}-{samples}-{epochs}.pt"
@@ -101,53 +106,50 @@ def _face_net(args, folders, held, cache, samples, workers, out: Path) -> dict:
     torch.save(model.state_dict(), designs.CACHE / f"model-{args.version}.pt")
     if keep is not None:
         keep.unlink(missing_ok=True)  # the passes are done: a new run starts afresh
-    settings = _calibrate(model, calibrate)
+    heads = _calibrate(model, calibrate)
     net.export(model, out / "model.onnx")
-    settings["taught_threshold"] = 0.5
-    (out / "model.json").write_text(json.dumps(settings, indent=1) + "\n")
-    settings["taught_threshold"] = _taught_threshold(out / "model.onnx", folders["calibrate"], args)
-    return settings
+    contract.save(heads, out / "model.json")
+    taught = _taught_threshold(out / "model.json", folders["calibrate"], args)
+    return msgspec.structs.replace(heads, taught_threshold=taught)
 
 
-def _given_net(folder: Path, out: Path) -> dict:
-    """A face and index net made before (``--net``): its model and settings, copied to
-    ``out``; the pip witness is made anew beside it."""
+def _given_net(folder: Path, out: Path) -> Model:
+    """A face and index net made before (``--net``): its model, without its pip witness,
+    copied to ``out``; the pip witness is made anew beside it."""
     import shutil
 
-    settings = json.loads((folder / "model.json").read_text())
-    settings = {
-        k: settings[k] for k in ("temperatures", "witnesses", "threshold", "taught_threshold")
-    }
+    made = contract.load(folder / "model.json")
+    heads = Model(made.temperatures, made.witnesses, made.threshold, made.taught_threshold)
     if folder.resolve() != out.resolve():
-        shutil.copyfile(folder / "model.onnx", out / "model.onnx")
-        (out / "model.json").write_text(json.dumps(settings, indent=1) + "\n")
-    return settings
+        shutil.copyfile(folder / made.net, out / heads.net)
+    contract.save(heads, out / "model.json")
+    return heads
 
 
-def _pip_witness(args, folders, held, cache, workers, out: Path) -> dict:
+def _pip_witness(args, folders, held, cache, workers, out: Path, net: Model) -> Model:
     """The pip net (trained on the packaged designs' pips: made-up suits taught it a club
     that some designs' spades resemble), the signature table, and the fused read's weights
     and threshold on the calibration designs; writes ``pips.onnx``."""
-    from faro_pi.camera.training import fusion, pipnet
+    from training import fusion, pipnet, pipviews
 
     packaged = [(name, folder) for name, folder in folders["train"] if not name.startswith("font")]
-    views = 120 if args.tiny else args.pip_views
-    x, y, ranks, signatures = pipnet.shards(
+    views = 60 if args.tiny else args.pip_views
+    x, y, ranks, signatures = pipviews.shards(
         packaged, views, 1, cache / _key(packaged), workers=workers
     )
     print(f"pips: {len(x)} from {len(ranks)} views, by class {np.bincount(y).tolist()}", flush=True)
-    counts = pipnet.signature_table(ranks, signatures)
+    counts = pipviews.signature_table(ranks, signatures)
     model = pipnet.train(x, y, epochs=1 if args.tiny else 6)
-    pipnet.export(model, out / "pips.onnx")
-    share = 60 if args.tiny else args.pip_views // 4
-    net_id = model_id(out / "model.onnx")  # the views hold the net's reads
+    pipnet.export(model, out / net.pip_net)
+    share = 24 if args.tiny else args.pip_views // 4
+    net_id = contract.model_id(out / net.net)  # the views hold the net's reads
     sets = [
         fusion.views(
             s,
             n,
             3,
             cache / f"{_key(s)}-{net_id}-{fusion.SHARDS}",
-            out / "model.onnx",
+            out / "model.json",
             workers=workers,
         )
         for s, n in ((folders["calibrate"], share), (held, share // 2))
@@ -167,20 +169,21 @@ def _pip_witness(args, folders, held, cache, workers, out: Path) -> dict:
     in_set = [face & (which == i) for i in range(len(sets))]
     threshold = max(set_threshold(confidence, right, in_set), UNSEEN_LEAST)
     figures = _figures(confidence >= threshold, right, face, in_set)
-    fused = dict(zip(EVIDENCE, (round(float(w), 4) for w in weights), strict=True))
+    fused = Fusion(*(round(float(w), 4) for w in weights))
     print(f"fusion: {fused}, threshold {threshold:.4f}, {figures}", flush=True)
-    return {
-        "fusion": fused,
-        "counts": np.round(counts, 4).tolist(),
-        "threshold": threshold,
-        "calibration": figures,
-    }
+    return msgspec.structs.replace(
+        net,
+        fusion=fused,
+        counts=np.round(counts, 4).tolist(),
+        threshold=float(threshold),
+        calibration=figures,
+    )
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m faro_pi.camera.training")
+    parser = argparse.ArgumentParser(prog="python -m training")
     parser.add_argument("--tiny", action="store_true", help="four designs, tiny sizes")
-    parser.add_argument("--out", default=str(PACKAGE), help="where model.onnx/.json go")
+    parser.add_argument("--out", default=str(SHIPPED), help="where model.onnx/.json go")
     parser.add_argument("--samples", type=int, default=0)
     parser.add_argument("--epochs", type=int, default=0)
     parser.add_argument("--width", type=int, default=16)
@@ -218,14 +221,15 @@ def _key(folders) -> str:
     return f"{len(folders)}-{hashlib.sha256(names.encode()).hexdigest()[:10]}"
 
 
-def _calibrate(model, sets) -> dict:
+def _calibrate(model, sets) -> Model:
     """Temperatures, the witnesses' weights and the untaught threshold, from the held-out
     designs' samples, read as the reader reads them (the face both ways up). ``sets`` are
     the packaged designs' samples and the made-up ones' (set in held-out typefaces): the
     threshold must keep each set's wrong reads within the goal, so that easy designs in
     number cannot hide a kind of design that errs."""
-    from faro_pi.camera.recognise import HEADS, WITNESS_HEADS, Look, agreement
-    from faro_pi.camera.training import net
+    from faro_pi.camera.fusion import Look, agreement
+    from faro_pi.camera.model import HEADS, WITNESS_HEADS
+    from training import net
 
     x, a, b, rank, suit = (np.concatenate(part) for part in zip(*sets, strict=True))
     which = np.concatenate([np.full(len(s[3]), i) for i, s in enumerate(sets)])
@@ -250,7 +254,7 @@ def _calibrate(model, sets) -> dict:
     best = None
     for face in WITNESS_WEIGHTS:
         for index in WITNESS_WEIGHTS:
-            witnesses = {"face": face, "index": index}
+            witnesses = Witnesses(face=face, index=index)
             confidence = np.array(
                 [
                     0.0 if r == dataset.NONE else agreement(look, r, s, witnesses)
@@ -269,12 +273,13 @@ def _calibrate(model, sets) -> dict:
     _, witnesses, threshold, taken = best
     figures = _figures(taken, right, card, in_set)
     print(f"calibration: {witnesses} {figures}", flush=True)
-    return {
-        "temperatures": temperatures,
-        "witnesses": witnesses,
-        "threshold": threshold,
-        "calibration": figures,
-    }
+    return Model(
+        Temperatures(**{k: float(temperatures[k]) for k in HEADS}),
+        witnesses,
+        float(threshold),
+        TAUGHT_LEAST,
+        calibration=figures,
+    )
 
 
 def set_threshold(confidence: np.ndarray, right: np.ndarray, in_set: list) -> float:
@@ -329,18 +334,21 @@ def _taught_threshold(model: Path, folders, args) -> float:
     cards, and pick the taught threshold for the taught wrong-card goal."""
     from faro_pi.camera import finder, scene
     from faro_pi.camera.recognise import Recogniser
-    from faro_pi.camera.teach import VIEWS, teach
+    from faro_pi.camera.teach import teach
     from faro_pi.game.cards import DECK
 
     recogniser = Recogniser.load(model=model)
     rng = np.random.default_rng(7)
     confidence, right = [], []
-    views = 2 if args.tiny else 4
+    views = 1 if args.tiny else 4
     sizes = dataset.SIZES + dataset.LARGE
     for name, folder in folders:
         faces = dataset.load_faces(name, folder).cards
         faces = {c: faces[c.code] for c in DECK if c.code in faces}
-        recogniser.taught = teach(recogniser, faces, rng, views=2 if args.tiny else VIEWS)
+        if args.tiny:
+            recogniser.taught = teach(recogniser, faces, rng, views=1, not_cards=13)
+        else:
+            recogniser.taught = teach(recogniser, faces, rng)
         recogniser.taught = _open(recogniser.taught)
         for card, face in faces.items():
             for _ in range(views):

@@ -2,7 +2,7 @@
 
 Views of the calibration designs (never trained on) are read as the reader reads them:
 the shipped face and index net through ``Recogniser.look``, the pips through the reader's
-own finder and the pip net. The weights of ``recognise.EVIDENCE`` are those under which
+own finder and the pip net. The weights of ``model.EVIDENCE`` are those under which
 the fused posterior best names the card (least log-loss), so that its confidence is a
 probability; the threshold is then the lowest that keeps each calibration set's wrong
 reads within the goal. Development time only.
@@ -15,19 +15,18 @@ from pathlib import Path
 import numpy as np
 
 from faro_pi.camera import finder, pips, scene
-from faro_pi.camera.recognise import (
-    EVIDENCE,
+from faro_pi.camera.fusion import (
     NONE,
-    Recogniser,
     evidence,
     face_rank_only,
     fused,
-    index_symbols,
     not_a_card,
     pip_suits,
 )
-from faro_pi.camera.training import dataset
+from faro_pi.camera.model import EVIDENCE
+from faro_pi.camera.recognise import Recogniser, index_symbols
 from faro_pi.game.cards import CARD_BY_CODE, SUITS
+from training import dataset
 
 NOT_A_FACE = 0.1
 """The share of views that are no card's face: a back, a joker, a hand, two cards."""
@@ -101,7 +100,7 @@ def _shard(job) -> str:
 
 
 SHARDS = 5
-"""The shards' format (4: "not a card" as ``recognise.not_a_card`` says; 5: the layout in
+"""The shards' format (4: "not a card" as ``fusion.not_a_card`` says; 5: the layout in
 the pips' signature, and more index symbols found): a cache of another is made anew."""
 
 
@@ -157,7 +156,7 @@ nothing about keeps a weight."""
 
 
 def fit(terms: np.ndarray, card: np.ndarray) -> np.ndarray:
-    """The weights (``recognise.EVIDENCE``) of least log-loss of the true card (``card``:
+    """The weights (``model.EVIDENCE``) of least log-loss of the true card (``card``:
     its index in ``DECK``): those of ``BAYES`` fixed at 1, the net's heads drawn a little
     to ``PRIOR``."""
     import torch

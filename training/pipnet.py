@@ -1,12 +1,6 @@
-"""The pip witness's training: pips cut from views of the training designs, the pip net, and
-the table of what the pips' count and figure say of each rank.
-
-Pips are found by the reader's own finder (``faro_pi.camera.pips``) on views made as the
-face net's are (``dataset``). A number card's pips are labelled with its suit when their
-count is its rank; a court's blobs, a figure's pieces, are "not a pip", so that a figure
-lends no suit. The signature table counts, for each rank, how often each count and figure
-was found: what the count of a hidden or odd index is worth. Development time only; what
-ships is ``pips.onnx`` and the table in ``model.json``.
+"""The pip net: a pip's suit, or "not a pip", from a 32×32 cut, trained on ``pipviews``'
+pips of the packaged designs. Development time only; what ships is ``pips.onnx`` and the
+table in ``model.json``.
 """
 
 from __future__ import annotations
@@ -19,107 +13,10 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
-from faro_pi.camera import pips, scene
-from faro_pi.camera.finder import find
-from faro_pi.camera.recognise import index_symbols
-from faro_pi.camera.training import dataset
-from faro_pi.game.cards import CARD_BY_CODE, SUITS
-
-NOT_A_PIP = 4
-"""The pip net's fifth class: a blob that is no number card's pip."""
-SHARDS = 4
-"""The shards' format (2: with the index symbols; 3: a wide symbol too; 4: the symbol
-under a narrow rank or beside a figure's great pip, and the layout in the signature): a
-cache of another is made anew."""
-
-
-def sample(designs: list[dataset.Faces], rng: np.random.Generator):
-    """One view's (cuts N×2×32×32 uint8 of its pips and its index symbols, their labels,
-    rank, signature), or None when no card was found. An index symbol is labelled with the
-    card's suit, a court's too: it is what the reader asks of the pip net there."""
-    sizes = dataset.LARGE if rng.random() < 0.4 else dataset.SIZES
-    size = sizes[rng.integers(len(sizes))]
-    design = designs[rng.integers(len(designs))]
-    code = list(design.cards)[rng.integers(len(design.cards))]
-    card = CARD_BY_CODE[code]
-    face = design.cards[code]
-    if rng.random() < 0.2:
-        face = dataset.recolour(face, card.suit, rng)
-    cut = find(scene.view(face, rng, size, wide=rng.random() < 0.7))
-    if cut is None:
-        return None
-    found = pips.find(cut.detail)
-    suit = SUITS.index(card.suit)
-    if card.rank > 10:
-        label = NOT_A_PIP
-    elif found.count == card.rank and not found.figure:
-        label = suit
-    elif card.rank == 1 and found.count == 1:
-        label = suit  # an ace's one pip beside its great one, or its only pip
-    elif card.rank == 1:
-        label = NOT_A_PIP
-    else:
-        label = -1  # miscounted: which blobs are pips is not known
-    symbols = index_symbols(cut)
-    kept = [*found.cuts, *symbols] if label >= 0 else list(symbols)
-    labels = [label] * (len(kept) - len(symbols)) + [suit] * len(symbols)
-    stored = np.stack([dataset.quantise(c) for c in kept]) if kept else None
-    return stored, np.array(labels, np.int64), card.rank - 1, found.signature
-
-
-def generate(designs, count: int, seed: int):
-    """``count`` views' pips: cuts M×2×32×32 (uint8), labels M; and per view rank, signature."""
-    rng = np.random.default_rng(seed)
-    cuts, labels, ranks, signatures = [], [], [], []
-    while len(ranks) < count:
-        one = sample(designs, rng)
-        if one is None:
-            continue
-        stored, labelled, rank, signature = one
-        ranks.append(rank)
-        signatures.append(signature)
-        if stored is not None:
-            cuts.append(stored)
-            labels += labelled.tolist()
-    empty = np.zeros((0, 2, pips.PIP, pips.PIP), np.uint8)
-    return (
-        np.concatenate(cuts) if cuts else empty,
-        np.array(labels, np.int64),
-        np.array(ranks, np.int64),
-        np.array(signatures, np.int64),
-    )
-
-
-def _shard(job) -> str:
-    folders, count, seed, path = job
-    faces = [dataset.load_faces(name, folder) for name, folder in folders]
-    x, y, ranks, signatures = generate(faces, count, seed)
-    np.savez(path, x=x, y=y, rank=ranks, signature=signatures)
-    return path
-
-
-def shards(folders, count: int, seed: int, out, per_shard: int = 2000, workers: int = 2):
-    """``count`` views' pips of the designs in ``folders``, made in ``workers`` processes and
-    cached as ``out/pips<SHARDS>-<seed>-<i>.npz``; loaded as one set."""
-    made = dataset.cached(
-        _shard,
-        folders,
-        count,
-        seed,
-        out,
-        prefix=f"pips{SHARDS}-",
-        per_shard=per_shard,
-        workers=workers,
-    )
-    return tuple(made[k] for k in ("x", "y", "rank", "signature"))
-
-
-def signature_table(ranks: np.ndarray, signatures: np.ndarray, prior: float = 1.0) -> np.ndarray:
-    """log P(signature | rank), 13 × ``pips.SIGNATURES``, with ``prior`` views of each signature
-    added to every rank: a count no training view showed is unlikely, never impossible."""
-    counts = np.full((13, pips.SIGNATURES), prior)
-    np.add.at(counts, (ranks, signatures), 1)
-    return np.log(counts / counts.sum(axis=1, keepdims=True))
+from faro_pi.camera import pips
+from faro_pi.camera.model import PIP_INPUT, PIP_OUTPUT
+from training import dataset
+from training.pipviews import NOT_A_PIP
 
 
 def _block(cin: int, cout: int) -> nn.Sequential:
@@ -239,15 +136,15 @@ def export(model: PipNet, path) -> None:
         model.eval(),
         (x,),
         str(path),
-        input_names=["pips"],
-        output_names=["suit"],
+        input_names=[PIP_INPUT],
+        output_names=[PIP_OUTPUT],
         opset_version=13,
-        dynamic_axes={"pips": {0: "n"}, "suit": {0: "n"}},
+        dynamic_axes={PIP_INPUT: {0: "n"}, PIP_OUTPUT: {0: "n"}},
         dynamo=False,
     )
     net = cv2.dnn.readNetFromONNX(str(path))
-    net.setInput(x.numpy(), "pips")
-    got = net.forward("suit")
+    net.setInput(x.numpy(), PIP_INPUT)
+    got = net.forward(PIP_OUTPUT)
     with torch.no_grad():
         want = model(x).numpy()
     if got.shape != want.shape or not np.allclose(got, want, atol=1e-3):

@@ -10,7 +10,9 @@ leave-designs-out holds out whole groups.
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
+import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -128,21 +130,33 @@ def element_ids(card: Card) -> tuple[str, ...]:
 
 
 def render(design: Design, height: int, cache: Path = CACHE) -> Path:
-    """The folder of ``design``'s cards at ``height`` px, rendered on first use."""
+    """The folder of ``design``'s cards at ``height`` px, rendered on first use.
+
+    Rendered into a folder of its own and then renamed into place, so that another
+    process (a test beside this one, a training worker) never reads half a design."""
     folder = cache / "designs" / str(height) / design.name
-    done = folder / ".done"
-    if done.exists():
+    if (folder / ".done").exists():
         return folder
-    folder.mkdir(parents=True, exist_ok=True)
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    work = Path(tempfile.mkdtemp(prefix=f".{design.name}-", dir=folder.parent))
     wanted = [f"{card.code}={','.join(element_ids(card))}" for card in DECK]
     wanted += [f"{name}={','.join(ids)}" for name, ids in NOT_A_FACE.items()]
     script = Path(__file__).with_name("rsvg_render.py")
-    subprocess.run(
-        [SYSTEM_PYTHON, str(script), str(design.sheet), str(folder), str(height), *wanted],
-        check=True,
-        capture_output=True,
-    )
-    done.touch()
+    try:
+        subprocess.run(
+            [SYSTEM_PYTHON, str(script), str(design.sheet), str(work), str(height), *wanted],
+            check=True,
+            capture_output=True,
+        )
+        (work / ".done").touch()
+        if folder.exists() and not (folder / ".done").exists():
+            shutil.rmtree(folder, ignore_errors=True)  # a render cut short, before this one
+        os.rename(work, folder)
+    except OSError:
+        if not (folder / ".done").exists():
+            raise
+    finally:
+        shutil.rmtree(work, ignore_errors=True)  # gone when renamed; another won the race
     return folder
 
 

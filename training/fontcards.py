@@ -20,11 +20,11 @@ from pathlib import Path
 import numpy as np
 from PIL import Image, ImageChops, ImageDraw
 
-from faro_pi.camera.training.courts import figure
-from faro_pi.camera.training.fonts import SYMBOLS, fonts, has, loaded, pick
-from faro_pi.camera.training.layouts import Layout
-from faro_pi.camera.training.suits import Shapes
 from faro_pi.game.cards import DECK, RANKS, Card
+from training.courts import figure
+from training.fonts import SYMBOLS, fonts, has, loaded, pick
+from training.layouts import Layout
+from training.suits import Shapes
 
 HOLLOW = {"S": "♤", "H": "♡", "D": "♢", "C": "♧"}
 CORNER = (0.22, 0.25)

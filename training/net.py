@@ -17,8 +17,8 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
-from faro_pi.camera.recognise import FACE_OUTPUTS, INDEX_OUTPUTS, OUTPUTS
-from faro_pi.camera.training.dataset import NONE, dequantise
+from faro_pi.camera.model import FACE_OUTPUTS, INDEX_OUTPUTS, INPUTS, OUTPUTS
+from training.dataset import NONE, dequantise
 
 
 def _block(cin: int, cout: int, stride: int) -> nn.Sequential:
@@ -171,7 +171,7 @@ def train(
     rate = 3e-3
     if init is not None:
         if str(init).endswith(".onnx"):
-            model = from_onnx(init, width)
+            model = from_onnx(init)
         else:
             model.load_state_dict(torch.load(init))
         rate = 1e-3
@@ -226,23 +226,24 @@ def _hold_norms(model: Net) -> None:
             part.eval()
 
 
-def from_onnx(path, width: int = 16) -> Net:
+def from_onnx(path) -> Net:
     """A :class:`Net` with the weights of an exported one (``export``'s file), so that a
-    shipped model can be trained further when its PyTorch state is gone. The exporter
-    folds each batch norm into the convolution before it: here each norm is left as the
-    identity and the convolution takes the folded weights and bias."""
+    shipped model can be trained further when its PyTorch state is gone; its width is the
+    first convolution's. The exporter folds each batch norm into the convolution before
+    it: here each norm is left as the identity and the convolution takes the folded
+    weights and bias."""
     import onnx
     from onnx import numpy_helper
 
     stored = {i.name: numpy_helper.to_array(i) for i in onnx.load(str(path)).graph.initializer}
-    model = Net(width)
-    state = model.state_dict()
 
     def anonymous(kind: str) -> list:
         names = [k for k in stored if k.startswith(f"onnx::{kind}_")]
         return [stored[k] for k in sorted(names, key=lambda k: int(k.rsplit("_", 1)[1]))]
 
     convs = anonymous("Conv")
+    model = Net(len(convs[1]) if len(convs) > 1 else 16)
+    state = model.state_dict()
     blocks = [f"{branch}.{i}" for branch in ("face", "index") for i in range(5)]
     if len(convs) != 2 * len(blocks):
         raise ValueError(f"{path} is not an exported Net: {len(convs) // 2} convolutions")
@@ -300,22 +301,19 @@ def export(model: Net, path) -> None:
         graph,
         (crop, a, b),
         str(path),
-        input_names=["crop", "corner_a", "corner_b"],
+        input_names=list(INPUTS),
         output_names=list(OUTPUTS),
         opset_version=13,
         dynamic_axes={
-            "crop": {0: "n"},
-            "corner_a": {0: "m"},
-            "corner_b": {0: "m"},
+            **dict(zip(INPUTS, ({0: "n"}, {0: "m"}, {0: "m"}), strict=True)),
             **{o: {0: "n"} for o in FACE_OUTPUTS},
             **{o: {0: "m"} for o in INDEX_OUTPUTS},
         },
         dynamo=False,
     )
     net = cv2.dnn.readNetFromONNX(str(path))
-    net.setInput(crop.numpy(), "crop")
-    net.setInput(a.numpy(), "corner_a")
-    net.setInput(b.numpy(), "corner_b")
+    for name, blob in zip(INPUTS, (crop, a, b), strict=True):
+        net.setInput(blob.numpy(), name)
     got = net.forward(list(OUTPUTS))
     with torch.no_grad():
         want = graph(crop, a, b)
