@@ -34,7 +34,7 @@ from faro_pi.devices.pwm import KernelPWM, channel_for
 from faro_pi.devices.shift_registers import DRIVERS, ShiftRegisters, SPIShiftRegisters
 from faro_pi.exc import FaroError
 from faro_pi.game.cards import RANKS, SUITS, Card
-from faro_pi.game.events import Alarm, CardDrawn, Clear, Event, Shuffle, Void
+from faro_pi.game.events import CardDrawn, Event
 from faro_pi.game.pack import PAIR_SETTLED, Stage
 from faro_pi.game.rules import Table
 
@@ -172,10 +172,6 @@ def signal_for(table: Table, event: Event | None) -> Signal:
     return Signal(once, loop)
 
 
-CASE_EVENTS = (CardDrawn, Void, Shuffle, Alarm, Clear)
-"""What changes the case keeper; the rest (bets, locks, calls) leave a blink running."""
-
-
 class CaseKeeper:
     """The LEDs of the case: an :class:`~faro_pi.devices.Output`, told of every applied event.
 
@@ -252,7 +248,7 @@ class CaseKeeper:
         """
         if self._chain is None:
             return
-        if event is not None and not isinstance(event, CASE_EVENTS) and self.shown is not None:
+        if event is not None and not event.changes_case and self.shown is not None:
             return
         self.steady = steady_frame(table)
         self.signal = signal_for(table, event)

@@ -8,15 +8,17 @@ and ignored. :mod:`faro_pi.game.codec` reads and writes them and builds the
 console's schema from these declarations alone: each field's type says what
 it holds, its ``Meta`` the rule that refuses a wrong value (``extra``) and
 what a client reads in the schema; ``examples`` and ``entered`` describe the
-event as a whole.
+event as a whole, and so do the flags that say what a row of it brings (whether
+it changes the case, keeps a resume point, starts a pack): each said here once,
+for the daemon, the devices and the floor to read.
 
 The domain types (a rank, a card, a colour, a name in its normal form, the
 house rules) are marker classes: msgspec hands their JSON to the codec's
 decoding hook, and the event holds the plain value (an int, a shared
 :class:`~faro_pi.game.cards.Card`, a str, :class:`Options`).
 
-A new event is one more Struct here (a tag, its fields, its examples) and
-one more handler in :meth:`faro_pi.game.rules.Table.apply`'s table.
+A new event is one more Struct here (a tag, its fields, its examples, its
+flags) and one more handler in :meth:`faro_pi.game.rules.Table.apply`'s table.
 """
 
 from __future__ import annotations
@@ -145,7 +147,15 @@ class _Event(msgspec.Struct, frozen=True, tag_field="type"):
     """Whether the lookout may enter it; the shoe's alarms and the daemon's reports are not."""
     either: ClassVar[tuple[str, ...]] = ()
     """Fields of which exactly one is given."""
-    """Whether the lookout may enter it; the shoe's alarms and the daemon's reports are not."""
+    changes_case: ClassVar[bool] = False
+    """Whether the case keeper shows what it does: the cards in the box, a new pack, an
+    alarm's blink. The rest (bets, locks, calls) leave a blink running."""
+    resume_point: ClassVar[bool] = False
+    """Whether the table after it is kept as a resume point, at the table and on the floor:
+    a new pack, a night closed, so that a restart replays at most a pack's rows."""
+    new_pack: ClassVar[bool] = False
+    """Whether, applied, it starts a new pack: the floor's outbox counts packs by it without
+    running the rules."""
 
 
 class Session(_Event, tag="session"):
@@ -186,6 +196,7 @@ class CardDrawn(_Event, tag="card"):
     card: Drawn
     source: Annotated[str, _field("source", "'source' is a word, not {value!r}")] | None = None
     examples = ({"type": "card", "card": "KD"},)
+    changes_case = True
 
 
 def _one_place(event: Bet | Remove, places: tuple[str, ...]) -> None:
@@ -283,6 +294,7 @@ class Close(_Event, tag="close"):
     stands on the layout is withdrawn; a new session may then be seated."""
 
     examples = ({"type": "close"},)
+    resume_point = True
 
 
 class Bank(_Event, tag="bank"):
@@ -326,6 +338,7 @@ class Shuffle(_Event, tag="shuffle"):
     """A new pack, after the hock; the bank passes to the next seat."""
 
     examples = ({"type": "shuffle"},)
+    changes_case = resume_point = new_pack = True
 
 
 class Void(_Event, tag="void"):
@@ -333,6 +346,7 @@ class Void(_Event, tag="void"):
 
     card: Drawn | None = None
     examples = ({"type": "void", "card": "KD"},)
+    changes_case = True
 
 
 class Alarm(_Event, tag="alarm"):
@@ -344,6 +358,7 @@ class Alarm(_Event, tag="alarm"):
     card: Drawn | None = None
     examples = ({"type": "alarm", "kind": "noread", "text": "a card passed unread"},)
     entered = False
+    changes_case = True
 
 
 class Integrity(_Event, tag="integrity"):
@@ -369,6 +384,7 @@ class Clear(_Event, tag="clear"):
 
     kind: Kind | None = None
     examples = ({"type": "clear"}, {"type": "clear", "kind": "noread"})
+    changes_case = True
 
 
 Event = (
