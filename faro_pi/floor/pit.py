@@ -20,7 +20,7 @@ from faro_pi.floor.store import Added, Copy
 from faro_pi.game import resume
 from faro_pi.game.cards import parse_card
 from faro_pi.game.codec import decode_event
-from faro_pi.game.events import CardDrawn, Close, Event, Shuffle, Void
+from faro_pi.game.events import CardDrawn, Event, Void
 from faro_pi.game.integrity import report
 from faro_pi.game.rules import Table
 
@@ -28,9 +28,6 @@ log = logging.getLogger("faro_pi")
 
 TWINS_WINDOW = 600.0
 """Seconds after which a start that took turns with another is taken to have gone."""
-
-RESUME_AFTER = (Shuffle, Close)
-"""Rows after which the engine's state is kept, so the floor restarts without a long replay."""
 
 
 class TableView:
@@ -92,7 +89,7 @@ class TableView:
                 self.diverged,
             )
             return
-        if type(event) in RESUME_AFTER:
+        if event.resume_point:  # as at the table: the floor restarts without a long replay
             self.copy.keep_resume_point(seq, resume.save(self.table))
         elif type(event) in (CardDrawn, Void) and self.table.pack.complete:
             self._judge()

@@ -32,11 +32,9 @@ from faro_pi.game.events import (
     Alarm,
     CardDrawn,
     Clear,
-    Close,
     Event,
     Integrity,
     Session,
-    Shuffle,
     Void,
 )
 from faro_pi.game.profile import DEFAULT_PROFILE, PROFILES
@@ -46,9 +44,6 @@ from faro_pi.service.logline import describe_card, describe_void, short
 from faro_pi.service.restore import keep_resume_point, restore
 
 log = logging.getLogger("faro_pi")
-
-RESUME_AFTER = (Shuffle, Close)
-"""After these a restart is kept a resume point: a new pack, a night closed."""
 
 QUIET = 1.0
 """Seconds without an event before the journal's log is folded back (off the card's path)."""
@@ -138,7 +133,8 @@ class Daemon:
         not journaled and the table carries on without it; any other failure
         stops the daemon, and the restart rebuilds the table from what was
         committed. Either way :exc:`JournalError` is raised, and the caller
-        acknowledges nothing. Once committed: a shuffle or a close is kept as a
+        acknowledges nothing. Once committed: after an event whose
+        ``resume_point`` says so (a shuffle, a close) the table is kept as a
         resume point; the applied events are told, ``at_once`` or on the next
         turn of the loop (after the shoe's acknowledgement); and at the hock,
         on the turn after, the pack's deal-integrity report is made.
@@ -164,7 +160,7 @@ class Daemon:
             raise failure from exc
         self._when_quiet()
         applied = [change.event for change in changes if change.refused is None]
-        if any(type(event) in RESUME_AFTER for event in applied):
+        if any(event.resume_point for event in applied):
             keep_resume_point(self.journal, self.table, last)
         self._untold.extend(applied)
         loop = asyncio.get_running_loop()
