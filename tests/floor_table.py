@@ -21,7 +21,7 @@ from faro_pi.config import load_config
 from faro_pi.floor.publisher import Publisher
 from faro_pi.floor.wire import encode_row
 from faro_pi.game.codec import event_to_json
-from faro_pi.game.events import Event, Shuffle
+from faro_pi.game.events import Event
 from faro_pi.service.chain import GENESIS, Stored, seal
 from faro_pi.table import serve
 
@@ -34,7 +34,7 @@ def row_messages(events: Iterable[Event], at: float = 1_764_000_000.0) -> list[b
         text = json.dumps(event_to_json(event), sort_keys=True, separators=(",", ":")).encode()
         when = at + seq
         last = seal(last, seq, when, text, None, None)
-        if isinstance(event, Shuffle):
+        if event.new_pack:
             pack += 1
         messages.append(encode_row(Stored(seq, when, text, None, None, last), pack))
     return messages

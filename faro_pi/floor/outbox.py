@@ -3,8 +3,9 @@
 The publisher's own read-only connection to the journal, used from a worker
 thread, one call at a time: the daemon's connection, and so the card's path,
 is never touched. A row's pack is counted here rather than asked of the
-engine: the pack changes only at a shuffle the rules applied, so the pack
-after a row is the pack after the one before it, plus one at such a shuffle.
+engine: the pack changes only at an event that starts one (its ``new_pack``,
+a shuffle) which the rules applied, so the pack after a row is the pack after
+the one before it, plus one at such a row.
 """
 
 from __future__ import annotations
@@ -15,15 +16,17 @@ from bisect import bisect_right
 
 from faro_pi.floor.cursor import Mark
 from faro_pi.floor.wire import encode_row
+from faro_pi.game.codec import TAGS
 from faro_pi.service.journal import Entry, Journal
 
 BATCH = 256
 """Rows read at a time: a few milliseconds of work, so a long backlog goes in steps."""
 
 
-def is_shuffle(entry: Entry) -> bool:
-    """A shuffle the rules applied: the one row that starts a new pack."""
-    return entry.refused is None and entry.event.get("type") == "shuffle"
+def starts_pack(entry: Entry) -> bool:
+    """A row the rules applied whose event starts a new pack, read from its type alone."""
+    kind = TAGS.get(entry.event.get("type"))
+    return entry.refused is None and kind is not None and kind.new_pack
 
 
 class Outbox:
@@ -33,10 +36,10 @@ class Outbox:
         self.journal = journal
         self.mark = mark
         """A row whose pack is known; every pack after it is counted from it."""
-        self.shuffles: list[int] = []
-        """The applied shuffles read after the mark, in order."""
+        self.starts: list[int] = []
+        """The rows read after the mark that start a pack, in order."""
         self.read_to = mark.seq
-        """The last row read (and so the last whose shuffle, if any, is in :attr:`shuffles`)."""
+        """The last row read (and so the last that, starting a pack, is in :attr:`starts`)."""
         self._lock = threading.Lock()
         """A worker thread still reading when its caller has gone must finish before a close."""
 
@@ -67,13 +70,13 @@ class Outbox:
         if seq >= self.mark.seq:
             if seq > self.read_to:
                 self._read(self.read_to, seq - self.read_to)
-            return self.mark.pack + bisect_right(self.shuffles, seq)
+            return self.mark.pack + bisect_right(self.starts, seq)
         back = 0
         with contextlib.closing(self.journal.rows(after=seq)) as rows:
             for entry in rows:
                 if entry.id > self.mark.seq:
                     break
-                back += is_shuffle(entry)
+                back += starts_pack(entry)
         return self.mark.pack - back
 
     def _read(self, after: int, limit: int) -> list[tuple[Mark, bytes]]:
@@ -81,10 +84,10 @@ class Outbox:
         out = []
         # The rows are read as they are iterated; the reading ends when the loop does.
         for row in self.journal.stored(after=after):
-            if is_shuffle(self.journal.entry(row)):
+            if starts_pack(self.journal.entry(row)):
                 pack += 1
                 if row.id > self.read_to:
-                    self.shuffles.append(row.id)
+                    self.starts.append(row.id)
             self.read_to = max(self.read_to, row.id)
             out.append((Mark(row.id, pack), encode_row(row, pack)))
             if len(out) == limit:
