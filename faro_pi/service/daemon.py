@@ -254,7 +254,7 @@ class Daemon:
         nothing has changed. A card entered here is marked as entered by
         hand; a session without a banker gets one drawn at random.
         """
-        if isinstance(event, Alarm | Integrity):
+        if not event.entered:  # the shoe's alarms, the daemon's reports
             raise Refused("alarm", f"a {event_to_json(event)['type']} is the table's, not entered")
         if isinstance(event, CardDrawn):
             event = CardDrawn(event.card, "hand")
