@@ -110,6 +110,11 @@ class Entry(NamedTuple):
     refused: str | None
     """Why the rules refused this reading, or None for an event that was applied."""
 
+    @property
+    def row(self) -> tuple[int, dict[str, Any], str | None]:
+        """The entry as :func:`faro_pi.game.replay.replay` takes it."""
+        return self.id, self.event, self.refused
+
 
 class Journal:
     """The daemon's one connection to its journal file, or a reader's.

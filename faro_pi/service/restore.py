@@ -12,9 +12,9 @@ import logging
 import os
 from typing import NamedTuple
 
-from faro_pi.exc import JournalError, Refused
+from faro_pi.exc import JournalError
 from faro_pi.game import resume
-from faro_pi.game.codec import event_from_json
+from faro_pi.game.replay import replay
 from faro_pi.game.rules import Table
 from faro_pi.service.journal import Journal
 
@@ -69,19 +69,15 @@ def _replay(journal: Journal) -> Replayed:
         log.warning(
             "%s: the resume point after row %d is unreadable; an older one", journal.path, row
         )
-    last = after
-    for entry in journal.replayed(after=after):
-        last = entry.id
-        if entry.refused is not None:
-            continue  # a reading the rules refused, kept for the record only
-        try:
-            table.apply(event_from_json(entry.event))
-        except Refused as exc:
+    last = after  # a reading the rules refused is passed over: it is kept for the record only
+    for step in replay(table, (entry.row for entry in journal.replayed(after=after))):
+        last = step.row
+        if step.refused is not None:
             raise JournalError(
-                f"{journal.path}: event {entry.id} no longer applies ({exc}); "
+                f"{journal.path}: event {step.row} no longer applies ({step.refused}); "
                 "the journal was changed outside faro-pi",
                 "diverged",
-            ) from exc
+            ) from step.refused
     return Replayed(table, after, last)
 
 

@@ -12,9 +12,9 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from faro_pi.exc import JournalError, Refused
+from faro_pi.exc import JournalError
 from faro_pi.game import resume
-from faro_pi.game.codec import event_from_json
+from faro_pi.game.replay import replay
 from faro_pi.game.rules import Table
 from faro_pi.service.chain import START, Chain, follow
 from faro_pi.service.journal import Journal
@@ -41,15 +41,12 @@ def check_resume_points(journal: Journal) -> tuple[int, str | None]:
         if loaded is not None:
             kept[row] = _kept(loaded)
     table, count = Table(), len(kept)
-    for entry in journal.rows() if kept else ():
-        if entry.refused is None:
-            try:
-                table.apply(event_from_json(entry.event))
-            except Refused as exc:
-                return 0, f"row {entry.id} verifies but no longer applies ({exc})"
-        if entry.id in kept and _kept(table) != kept.pop(entry.id):
+    for step in replay(table, (entry.row for entry in journal.rows()) if kept else ()):
+        if step.refused is not None:
+            return 0, f"row {step.row} verifies but no longer applies ({step.refused})"
+        if step.row in kept and _kept(table) != kept.pop(step.row):
             return 0, (
-                f"the resume point after row {entry.id} is not what the rows lead to: it was "
+                f"the resume point after row {step.row} is not what the rows lead to: it was "
                 "changed after it was kept, and a start would load it; delete the resume points "
                 f"(sqlite3 {journal.path} 'DELETE FROM resume') and a start replays the rows"
             )
