@@ -90,8 +90,11 @@ def _how_often(chance: float, exact: bool) -> str:
     return f"{bound}once in {round(1 / chance):,} packs"
 
 
-def main(path: str, as_json: bool = False, out: TextIO = sys.stdout) -> int:
-    """Prints each complete pack's findings; exit 1 if any pack is flagged, 2 if unreadable."""
+def main(path: str, as_json: bool = False, out: TextIO | None = None) -> int:
+    """Prints each complete pack's findings; exit 1 if any pack is flagged, 2 if unreadable.
+
+    ``out`` is standard output as it is when called, not as it was when this was imported."""
+    out = out or sys.stdout
     try:
         with Journal.open(path, readonly=True) as journal:
             found = list(reports(journal))
