@@ -35,6 +35,7 @@ from faro_pi.floor.broker import Backoff
 from faro_pi.floor.config import load_floor_config
 from faro_pi.floor.cursor import Cursor, Mark
 from faro_pi.floor.outbox import Outbox
+from faro_pi.floor.pit import TableView
 from faro_pi.floor.pitboss import PitBoss
 from faro_pi.floor.publisher import Publisher
 from faro_pi.floor.store import Copy, StoreError, copy_path, export_lines
@@ -42,10 +43,12 @@ from faro_pi.floor.wire import decode_row, encode_row, table_topic, topics
 from faro_pi.game.cards import DECK
 from faro_pi.game.codec import event_to_json
 from faro_pi.game.demo import play
-from faro_pi.game.events import SHUFFLE, Alarm, CardDrawn, Lock, Session
+from faro_pi.game.events import SHUFFLE, Alarm, CardDrawn, Lock, Session, Void
 from faro_pi.service import export as table_export
 from faro_pi.service import verify
 from faro_pi.service.chain import GENESIS, Stored, seal
+from faro_pi.service.daemon import Daemon
+from faro_pi.service.deals import reports
 from faro_pi.service.journal import Change, Journal
 from tests.broker import FLOOR_USER, Mosquitto
 from tests.conftest import NotifySocket, running_table, until, write_config
@@ -1029,6 +1032,70 @@ def test_the_floor_reports_each_complete_packs_integrity_and_keeps_it(tmp_path):
     copy.close()
     again = TableView("t1", Copy(copy_path(tmp_path, "t1")))
     assert again.integrity == view.integrity
+
+
+@contextlib.asynccontextmanager
+async def table_and_floor(folder: Path):
+    """A table's daemon in this process, its outbox, and the floor's view of its copy."""
+    config = load_config(write_config(folder), environ={})
+    daemon = Daemon(config, Journal.open(config.journal.path))
+    reading = Journal.open(config.journal.path, readonly=True)
+    copy = Copy(copy_path(folder, "t1"))
+    try:
+        yield daemon, Outbox(reading, Mark(0, 1)), TableView("t1", copy)
+    finally:
+        daemon.quieten()
+        daemon.journal.close()
+        reading.close()
+        copy.close()
+
+
+async def take(daemon: Daemon, event, seq: int = 0) -> None:
+    """The table takes ``event``: a card from the reader, anything else entered; then the
+    loop turns once, for the report a hock brings."""
+    if isinstance(event, CardDrawn):
+        daemon.record_reading(CardDrawn(event.card, "reader"), seq=seq)
+    else:
+        daemon.enter(event)
+    await asyncio.sleep(0)
+
+
+def follow(outbox: Outbox, view: TableView) -> int:
+    """The floor takes the rows it has not had; the pack the outbox gives the last of them."""
+    batch = outbox.read(view.copy.head, limit=10**6)
+    view.apply(view.copy.add([decode_row(message) for _, message in batch]).taken)
+    return batch[-1][0].pack
+
+
+async def test_the_table_its_floor_and_faro_pi_integrity_judge_each_pack_alike(tmp_path):
+    """Cards voided at the hock and dealt again complete the pack again: the table reports it
+    again, against the pack before it (none), and so do the floor and ``faro-pi integrity``;
+    a next pack in that order, not shuffled at all, is flagged by all three."""
+    first = list(DECK)
+    random.Random(6).shuffle(first)
+    again = [*first[:50], first[51], first[50]]
+    async with table_and_floor(tmp_path) as (daemon, outbox, view):
+        await take(daemon, Session(SEATS, "Cy"))
+        for seq, card in enumerate(first, start=1):
+            await take(daemon, CardDrawn(card), seq)
+        for card in (first[51], first[50]):
+            await take(daemon, Void(card))
+        for seq, card in enumerate(again[50:], start=60):
+            await take(daemon, CardDrawn(card), seq)
+        await take(daemon, SHUFFLE)
+        for seq, card in enumerate(again, start=100):
+            await take(daemon, CardDrawn(card), seq)
+        follow(outbox, view)
+        journaled = [
+            (row.event["pack"], tuple(row.event["flagged"]))
+            for row in daemon.journal.rows()
+            if row.event["type"] == "integrity"
+        ]
+        worked_out = [(pack, found.flagged) for pack, found, _ in reports(daemon.journal)]
+    assert [pack for pack, _ in journaled] == [1, 1, 2]
+    assert worked_out == journaled
+    assert view.integrity == dict(journaled)
+    assert view.integrity[1] == () and "the previous pack's order" in view.integrity[2][0]
 
 
 def test_faro_pi_floor_export_prints_the_copy_and_says_what_is_missing(tmp_path, capsys):

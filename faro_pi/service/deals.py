@@ -13,33 +13,29 @@ import sys
 from collections.abc import Iterator
 from typing import TextIO
 
-from faro_pi.exc import JournalError, Refused
+from faro_pi.exc import JournalError
 from faro_pi.game import integrity
-from faro_pi.game.codec import event_from_json
-from faro_pi.game.events import CardDrawn, Integrity
+from faro_pi.game.events import Integrity
+from faro_pi.game.replay import pack_report, replay
 from faro_pi.game.rules import Table
 from faro_pi.service.journal import Journal
 
 
 def reports(journal: Journal) -> Iterator[tuple[int, integrity.IntegrityReport, Integrity | None]]:
-    """(pack, its report worked out again, the report journaled for it or None), pack by pack."""
-    table, previous, pending = Table(), None, None
-    for entry in journal.rows():
-        if entry.refused is not None:
-            continue
-        try:
-            event = event_from_json(entry.event)
-            table.apply(event)
-        except Refused:
-            continue  # the daemon refuses to start on such a journal; here, read on
+    """(pack, its report worked out again, the report journaled for it or None), pack by pack.
+
+    A row the rules refuse is read past: the daemon refuses to start on such a journal,
+    but its packs can still be judged."""
+    table, pending = Table(), None
+    for step in replay(table, (entry.row for entry in journal.rows())):
+        event = step.event
         if isinstance(event, Integrity) and pending is not None and pending[0] == event.pack:
             yield pending[0], pending[1], event
             pending = None
-        elif isinstance(event, CardDrawn) and table.pack.complete:
+        elif step.due:
             if pending is not None:
                 yield *pending, None
-            pending = (table.pack.number, integrity.report(table.pack.exposed, previous))
-            previous = tuple(table.pack.exposed)
+            pending = (table.pack.number, pack_report(table))
     if pending is not None:
         yield *pending, None
 
