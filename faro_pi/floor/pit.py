@@ -13,15 +13,13 @@ and for the night, each player's result across the tables.
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterable
 from typing import Any
 
-from faro_pi.exc import Refused
 from faro_pi.floor.store import Added, Copy
 from faro_pi.game import resume
-from faro_pi.game.cards import parse_card
-from faro_pi.game.codec import decode_event
-from faro_pi.game.events import CardDrawn, Event, Void
-from faro_pi.game.integrity import report
+from faro_pi.game.events import Event
+from faro_pi.game.replay import pack_report, replay
 from faro_pi.game.rules import Table
 
 log = logging.getLogger("faro_pi")
@@ -63,43 +61,43 @@ class TableView:
             table = resume.load(kept[1])
             if table is not None:
                 self.table, self.applied = table, kept[0]
-        for seq, event, refused in self.copy.rows(after=self.applied):
-            self._apply(seq, event, refused)
+        self._follow(self.copy.rows(after=self.applied))
 
     def apply(self, rows) -> None:
         """Runs newly kept rows (:class:`~faro_pi.floor.wire.Row`, their events decoded as they
         arrived) through the engine."""
-        for row in rows:
-            self._apply(row.seq, row.decoded, row.refused)
+        self._follow((row.seq, row.decoded, row.refused) for row in rows)
         self.changes += 1
 
-    def _apply(self, seq: int, event: Event | bytes, refused: str | None) -> None:
-        self.applied = seq
-        if refused is not None or self.diverged is not None:
-            return
-        try:
-            if isinstance(event, bytes):  # a row of the copy, read back at the floor's start
-                event = decode_event(event)
-            self.table.apply(event)
-        except (Refused, ValueError) as exc:
-            self.diverged = f"row {seq}: {exc}"
-            log.warning(
-                "floor: %s: the engine stops following the copy at %s; the copy is kept whole",
-                self.name,
-                self.diverged,
-            )
-            return
-        if event.resume_point:  # as at the table: the floor restarts without a long replay
-            self.copy.keep_resume_point(seq, resume.save(self.table))
-        elif type(event) in (CardDrawn, Void) and self.table.pack.complete:
-            self._judge()
+    def _follow(self, rows: Iterable[tuple[int, Event | bytes, str | None]]) -> None:
+        """Replays rows of the copy as the table did: a resume point where it kept one, a
+        report where one fell due. From a row the rules refuse on, the engine stops
+        following the copy, and later rows are only counted."""
+        rows = iter(rows)
+        for step in replay(self.table, rows) if self.diverged is None else ():
+            self.applied = step.row
+            if step.refused is not None:
+                self._diverged(f"row {step.row}: {step.refused}")
+                break
+            if step.event is not None and step.event.resume_point:
+                self.copy.keep_resume_point(step.row, resume.save(self.table))
+            elif step.due:
+                self._judge()
+        for seq, _, _ in rows:
+            self.applied = seq
+
+    def _diverged(self, where: str) -> None:
+        self.diverged = where
+        log.warning(
+            "floor: %s: the engine stops following the copy at %s; the copy is kept whole",
+            self.name,
+            where,
+        )
 
     def _judge(self) -> None:
         """The integrity report of the pack just completed (again, if a void changed it)."""
         pack = self.table.pack
-        before = self.copy.pack_cards(pack.number - 1)
-        previous = None if before is None else [parse_card(code) for code in before]
-        flagged = report(pack.exposed, previous).flagged
+        flagged = pack_report(self.table).flagged
         self.integrity[pack.number] = flagged
         self.copy.keep_pack(pack.number, [card.code for card in pack.exposed], flagged)
 

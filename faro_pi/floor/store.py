@@ -219,11 +219,6 @@ class Copy:
             (pack, " ".join(cards), json.dumps(flagged)),
         )
 
-    def pack_cards(self, pack: int) -> list[str] | None:
-        """The order of a complete pack's cards, as codes; None for one not kept."""
-        found = self._db.execute("SELECT cards FROM packs WHERE pack = ?", (pack,)).fetchone()
-        return None if found is None else found[0].split()
-
     def integrity(self) -> dict[int, tuple[str, ...]]:
         """What each complete pack's integrity report flagged, by pack."""
         rows = self._db.execute("SELECT pack, flagged FROM packs ORDER BY pack")

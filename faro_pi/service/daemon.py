@@ -24,7 +24,6 @@ from collections.abc import Callable
 from faro_pi.config import Config
 from faro_pi.devices import Output
 from faro_pi.exc import JournalError, Refused
-from faro_pi.game import integrity
 from faro_pi.game.codec import event_to_json
 from faro_pi.game.events import (
     LOCK,
@@ -38,6 +37,7 @@ from faro_pi.game.events import (
     Void,
 )
 from faro_pi.game.profile import DEFAULT_PROFILE, PROFILES
+from faro_pi.game.replay import pack_report, report_due
 from faro_pi.game.rules import Table
 from faro_pi.service.journal import Change, Journal
 from faro_pi.service.logline import describe_card, describe_void, short
@@ -168,7 +168,7 @@ class Daemon:
             self._tell()
         else:
             loop.call_soon(self._tell)
-        if any(type(event) is CardDrawn for event in applied) and self.table.pack.complete:
+        if any(report_due(self.table, event) for event in applied):
             loop.call_soon(self._report_deal, self.table.pack.number)
 
     def _report_deal(self, number: int) -> None:
@@ -179,7 +179,7 @@ class Daemon:
         if pack.number != number or not pack.complete:
             return  # voided, or shuffled, before the report came round
         before = self.table.snapshot()
-        found = integrity.report(pack.exposed, self.table.state.previous or None)
+        found = pack_report(self.table)
         changes = self._apply(Integrity(number, found.flagged, found.as_dict()))
         if found.flagged:
             alarm = Alarm("integrity", "pack " + str(number) + ": " + "; ".join(found.flagged))
