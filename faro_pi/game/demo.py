@@ -21,6 +21,7 @@ from faro_pi.game.events import LOCK, SHUFFLE, Bet, Call, CardDrawn, Event, Remo
 from faro_pi.game.felt import ADJACENT, SQUARES
 from faro_pi.game.pack import LAST_THREE, PACK_SIZE
 from faro_pi.game.profile import DEFAULT_PROFILE, PROFILES, Options
+from faro_pi.game.replay import replay
 from faro_pi.game.rules import Table
 
 WEIGHTS = (2, 2, 4, 4, 6, 10)
@@ -49,38 +50,53 @@ def play(
 
     Each player keeps about ``holdings`` predictions on the layout, replacing
     the ones that lose; the banker locks entries before each pair. The
-    teaching profile's session names no profile, as it always has.
+    teaching profile's session names no profile, as it always has. Each event
+    is applied before the next is made up, so the players see the table as it
+    stands; one the rules refuse is raised.
     """
     if profile not in PROFILES:
         raise ValueError(f"the profile is {' or '.join(PROFILES)}, not {profile!r}")
     table = Table()
+    night = _night(table, rng, seats, packs, holdings, lock_every_pair, profile, options)
+    for step in replay(table, ((number, event, None) for number, event in enumerate(night))):
+        if step.refused is not None:
+            raise step.refused
+        yield step.event
 
-    def emit(event: Event) -> Event:
-        table.apply(event)
-        return event
 
+def _night(
+    table: Table,
+    rng: random.Random,
+    seats: tuple[str, ...],
+    packs: int,
+    holdings: int,
+    lock_every_pair: bool,
+    profile: str,
+    options: Options | None,
+) -> Iterator[Event]:
+    """The night's events, each made up from ``table`` as the ones before it left it."""
     house = profile != DEFAULT_PROFILE or options is not None
     if house:
-        yield emit(Session(seats, seats[-1], profile, options))
+        yield Session(seats, seats[-1], profile, options)
     else:
-        yield emit(Session(seats, seats[-1]))
+        yield Session(seats, seats[-1])
     punters = _house_entries if house else _entries
     for number in range(packs):
         if number:
-            yield emit(SHUFFLE)
+            yield SHUFFLE
         deck = shuffled_deck(rng)
-        yield emit(CardDrawn(deck[0]))
+        yield CardDrawn(deck[0])
         for turn in range(25):
-            yield from (emit(e) for e in punters(table, rng, holdings))
+            yield from punters(table, rng, holdings)
             if table.pack.left == 3:
                 if house:
-                    yield from (emit(e) for e in _both_sides(table))
-                yield from (emit(e) for e in _calls(table, rng))
+                    yield from _both_sides(table)
+                yield from _calls(table, rng)
             if lock_every_pair:
-                yield emit(LOCK)
-            yield emit(CardDrawn(deck[1 + 2 * turn]))
-            yield emit(CardDrawn(deck[2 + 2 * turn]))
-        yield emit(CardDrawn(deck[PACK_SIZE - 1]))
+                yield LOCK
+            yield CardDrawn(deck[1 + 2 * turn])
+            yield CardDrawn(deck[2 + 2 * turn])
+        yield CardDrawn(deck[PACK_SIZE - 1])
 
 
 def _entries(table: Table, rng: random.Random, holdings: int) -> Iterator[Event]:
