@@ -50,7 +50,24 @@ from faro_pi.devices.pins import opens_spi
 from faro_pi.devices.shift_registers import SPI_HZ, ShiftRegisters
 from faro_pi.exc import FaroError
 from faro_pi.game.cards import DECK, RANKS, SUITS, parse_card
-from faro_pi.game.events import Alarm, Bet, CardDrawn, Clear, Lock, Session, Shuffle, Void
+from faro_pi.game.demo import play
+from faro_pi.game.events import (
+    Alarm,
+    Bank,
+    Bet,
+    Call,
+    CardDrawn,
+    Clear,
+    Close,
+    Integrity,
+    Join,
+    Leave,
+    Lock,
+    Remove,
+    Session,
+    Shuffle,
+    Void,
+)
 from faro_pi.game.rules import Table
 from faro_pi.virtual.chain import VirtualChain, watched_factory
 from tests.fake_lgpio import Lgpio, pi_factory
@@ -375,6 +392,39 @@ def test_a_signal_is_data():
     signal = Signal((1, 2), (4,))
     assert [signal.mask(p) for p in range(5)] == [1, 2, 4, 4, 4]
     assert Signal((1,)).mask(1) == 0
+
+
+def a_night_of_every_kind() -> list:
+    """Two house packs of the demo, with a player who comes and goes, a no-read alarm under
+    the bets, a void, the daemon's report at the first hock, the bank passed and the close."""
+    dealt = list(play(random.Random(4), ("Ann", "Bob", "Cy"), packs=2, profile="house"))
+    cards = [at for at, event in enumerate(dealt) if isinstance(event, CardDrawn)]
+    more = {
+        0: [Join("Dee"), Leave("Dee")],
+        cards[10]: [Alarm("noread", "passed unread")],
+        cards[12]: [Clear()],
+        cards[20]: [Void(dealt[cards[20]].card), dealt[cards[20]]],
+        cards[51]: [Integrity(1, (), {})],
+        len(dealt) - 1: [Bank("Bob"), Close()],
+    }
+    return [each for at, event in enumerate(dealt) for each in (event, *more.get(at, ()))]
+
+
+def test_what_the_keeper_passes_over_would_show_nothing_new():
+    """The keeper redraws only after an event whose ``changes_case`` says so. After any
+    other, the case and the blink that stands are the ones it shows already: the LEDs are
+    never left behind the table."""
+    table, passed_over = Table(), set()
+    shown = steady_frame(table), STILL.loop
+    for event in a_night_of_every_kind():
+        table.apply(event)
+        now = steady_frame(table), signal_for(table, event).loop
+        if event.changes_case:
+            shown = now
+        else:
+            assert now == shown, event
+            passed_over.add(type(event))
+    assert passed_over == {Session, Join, Leave, Bet, Remove, Lock, Call, Integrity, Bank, Close}
 
 
 # -- the keeper on mock pins, read back by the chain ----------------------------------------
