@@ -43,7 +43,7 @@ from faro_pi.floor.wire import decode_row, encode_row, table_topic, topics
 from faro_pi.game.cards import DECK
 from faro_pi.game.codec import event_to_json
 from faro_pi.game.demo import play
-from faro_pi.game.events import SHUFFLE, Alarm, CardDrawn, Lock, Session, Void
+from faro_pi.game.events import SHUFFLE, Alarm, CardDrawn, Close, Lock, Session, Void
 from faro_pi.service import export as table_export
 from faro_pi.service import verify
 from faro_pi.service.chain import GENESIS, Stored, seal
@@ -1065,6 +1065,23 @@ def follow(outbox: Outbox, view: TableView) -> int:
     batch = outbox.read(view.copy.head, limit=10**6)
     view.apply(view.copy.add([decode_row(message) for _, message in batch]).taken)
     return batch[-1][0].pack
+
+
+async def test_after_every_row_the_floor_has_the_tables_pack_and_resume_point(tmp_path):
+    """The outbox counts a pack where the table's rules start one, and the floor keeps a
+    resume point after the very rows the table keeps one after: each new pack, a night
+    closed."""
+    night = [*play(random.Random(2), SEATS, packs=3), Close(), SHUFFLE, Session(SEATS, "Ann")]
+    kept = set()
+    async with table_and_floor(tmp_path) as (daemon, outbox, view):
+        for seq, event in enumerate([*night, CardDrawn(DECK[0])], start=1):
+            await take(daemon, event, seq)
+            pack = follow(outbox, view)
+            assert pack == view.table.pack.number == daemon.table.pack.number, (seq, event)
+            at_table = next(daemon.journal.resume_points(), (0, b""))[0]
+            assert at_table == (view.copy.resume_point() or (0, b""))[0], (seq, event)
+            kept.add(at_table)
+    assert len(kept) == 5  # none yet, then after two shuffles, the close, the next shuffle
 
 
 async def test_the_table_its_floor_and_faro_pi_integrity_judge_each_pack_alike(tmp_path):
