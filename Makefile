@@ -87,16 +87,10 @@ golden: $(STAMP) browser
 sim: $(RUNTIME)
 	$(BIN)/faro-pi sim
 
+# Every benchmark in turn (tests/benchmarks/__main__.py), each saying what it measures as
+# it starts and how long it took; `make bench BENCH="rules camera"` runs some of them.
 bench: $(STAMP) test-deps
-	$(BIN)/python -m tests.benchmarks.bench_rules
-	$(BIN)/python -m tests.benchmarks.bench_daemon
-	$(BIN)/python -m tests.benchmarks.bench_case_keeper
-	$(BIN)/python -m tests.benchmarks.bench_display
-	$(BIN)/python -m tests.benchmarks.bench_console
-	$(BIN)/python -m tests.benchmarks.bench_nights
-	$(BIN)/python -m tests.benchmarks.bench_floor
-	$(BIN)/python -m tests.benchmarks.bench_camera
-	$(BIN)/python -m tests.benchmarks.bench_camera_live
+	$(BIN)/python -m tests.benchmarks $(BENCH)
 
 # On the Raspberry Pi, as root: the service, the udev rule, /opt/faro-pi and
 # /etc/faro-pi (see hardware/README.md). DESTDIR=FOLDER stages the files there

@@ -85,9 +85,11 @@ def _without_comment(line: str) -> str:
 
 
 def _make_recipe(target: str) -> str:
-    """The command a Makefile target runs (its prerequisite, the installed venv, taken as done)."""
+    """The command a Makefile target runs (its prerequisites, the installed venv, taken as
+    done)."""
+    installed = [arg for stamp in (".venv/.runtime", ".venv/.tested") for arg in ("-o", stamp)]
     done = subprocess.run(
-        ["make", "--no-print-directory", "-n", "-o", ".venv/.installed", target],
+        ["make", "--no-print-directory", "-n", *installed, target],
         cwd=ROOT,
         capture_output=True,
         text=True,
