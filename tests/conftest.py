@@ -10,6 +10,7 @@ import socket
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 from faro_pi.config import load_config
 from faro_pi.game.cards import DECK
@@ -41,6 +42,13 @@ driver = "none"
 [console]
 enabled = false
 """
+
+# Every property test's settings: the examples are made and run on a machine shared with
+# the other workers (`make test` runs one a core), so how long one takes says nothing of the
+# code under test. No deadline on an example, and no health check on slow generation; a
+# test's own @settings changes only what it names (max_examples, mostly).
+settings.register_profile("faro", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("faro")
 
 
 @pytest.fixture

@@ -502,7 +502,7 @@ def run_table(seed: int, codes: list[str], loss: float, damage: float) -> tuple[
     return journal, seen
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=25)
 @given(
     st.integers(0, 2**32),
     st.lists(st.sampled_from(DECK), min_size=1, max_size=30, unique=True),

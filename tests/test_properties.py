@@ -4,7 +4,7 @@ import contextlib
 import json
 import random
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from faro_pi.exc import Refused
@@ -82,7 +82,7 @@ def full_games(seed, packs=2):
     return list(play(random.Random(seed), ("Ann", "Bob", "Cy", "Dee"), packs=packs))
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=150)
 @given(table_events())
 def test_a_refused_event_changes_nothing_and_balances_always_sum_to_zero(events):
     table = Table()
@@ -101,7 +101,7 @@ def test_a_refused_event_changes_nothing_and_balances_always_sum_to_zero(events)
                 assert counts[p.rank] > 0, "no prediction stands on an exhausted rank"
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=40)
 @given(st.integers(0, 2**32))
 def test_whole_packs_end_with_every_case_count_at_zero_and_balances_summing_to_zero(seed):
     events = full_games(seed)
@@ -114,7 +114,7 @@ def test_whole_packs_end_with_every_case_count_at_zero_and_balances_summing_to_z
     assert len(table.pairs) == 50
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=60)
 @given(table_events())
 def test_replaying_a_journal_twice_gives_the_same_result(events):
     lines = [json.dumps(event_to_json(e)) for e in events]
@@ -124,14 +124,14 @@ def test_replaying_a_journal_twice_gives_the_same_result(events):
     assert snapshot(first.table) == snapshot(second.table)
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=60)
 @given(table_events())
 def test_events_survive_the_json_round_trip(events):
     for event in events:
         assert event_from_json(json.loads(json.dumps(event_to_json(event)))) == event
 
 
-@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=80)
 @given(table_events())
 def test_voiding_a_card_at_once_gives_back_the_table_as_it_was_before_it(events):
     void_each_card_at_once(events, snapshot)
@@ -209,7 +209,7 @@ def live_and_replayed(events):
     return live, from_objects, from_lines
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=40)
 @given(st.integers(0, 2**32))
 def test_house_packs_conserve_money_and_replay_from_their_journal_form(seed):
     events = house_games(seed)
@@ -224,7 +224,7 @@ def test_house_packs_conserve_money_and_replay_from_their_journal_form(seed):
     assert live.predictions == [] and live.calls == []
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=60)
 @given(st.integers(0, 2**32), house_options)
 def test_any_mix_of_options_travels_in_the_session_and_replays_the_same(seed, options):
     events = house_games(seed, options=options)
@@ -295,7 +295,7 @@ def house_table_events(draw):
     return events
 
 
-@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=100)
 @given(house_table_events())
 def test_at_a_house_table_a_refused_entry_changes_nothing_and_money_is_conserved(events):
     table = Table()
@@ -313,7 +313,7 @@ def test_at_a_house_table_a_refused_entry_changes_nothing_and_money_is_conserved
     assert whole_state(from_lines) == whole_state(live)
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=60)
 @given(house_table_events())
 def test_at_a_house_table_voiding_a_card_at_once_gives_back_the_table_before_it(events):
     void_each_card_at_once(events, whole_state)

@@ -182,7 +182,7 @@ def _outcome(decode, line):
         return ("refused", exc.rule, exc.message)
 
 
-@settings(max_examples=3000, deadline=None)
+@settings(max_examples=3000)
 @given(_TYPES, st.dictionaries(_KEYS, _VALUES, max_size=5))
 def test_a_line_decodes_exactly_as_its_object_with_a_refusal_by_a_known_rule(kind, fields):
     line = json.dumps({"type": kind, **fields})
