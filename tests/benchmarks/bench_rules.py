@@ -5,6 +5,8 @@ decoded and from JSON lines, and shows that a pair costs the same whatever
 stands on the ranks it does not touch. A house pack (odd weights, bets
 between cards and on the high card, leftovers collected) is timed beside a
 teaching pack: the house rules should cost at most half as much again.
+The deal-integrity report the daemon makes as each pack completes is timed
+too, alone and against the previous pack's order: its goal is under 1 ms.
 """
 
 from __future__ import annotations
@@ -14,8 +16,10 @@ import json
 import random
 import statistics
 import time
+from itertools import pairwise
 
-from faro_pi.game.cards import parse_card
+from faro_pi.game import integrity
+from faro_pi.game.cards import DECK, parse_card
 from faro_pi.game.codec import event_to_json
 from faro_pi.game.demo import play
 from faro_pi.game.events import Bet, CardDrawn, Session
@@ -23,7 +27,7 @@ from faro_pi.game.replay import replay_lines
 from faro_pi.game.rules import Table
 from faro_pi.game.state import MAX_HELD
 from tests.benchmarks import naive_rules
-from tests.benchmarks.figures import report
+from tests.benchmarks.figures import percentile, report
 
 SEATS = tuple(f"P{i}" for i in range(10))
 DEALS = 2000
@@ -31,6 +35,9 @@ DEALS = 2000
 
 HOUSE_GOAL = 1.5
 """A house pack may take at most this many times a teaching pack's time to replay."""
+
+INTEGRITY_GOAL = 0.001
+"""Seconds a pack's integrity report may take, on the loop as the pack completes."""
 
 
 def deals(count: int, holdings: int, profile: str = "teaching") -> list[list]:
@@ -98,6 +105,35 @@ def house_against_teaching(holdings: int = 4, rounds: int = 3) -> None:
         )
 
 
+def integrity_reports(count: int = 2000) -> None:
+    """The deal-integrity report of each of ``count`` shuffled packs: alone, as for a night's
+    first pack, and against the pack before it, as for every pack after."""
+    rng = random.Random(2026)
+    packs = []
+    for _ in range(count + 1):
+        pack = list(DECK)
+        rng.shuffle(pack)
+        packs.append(pack)
+    for pack, previous in pairwise(packs[:200]):  # warm-up
+        integrity.report(pack, previous)
+    alone, against = [], []
+    for previous, pack in pairwise(packs):
+        start = time.perf_counter()
+        integrity.report(pack)
+        alone.append(time.perf_counter() - start)
+        start = time.perf_counter()
+        integrity.report(pack, previous)
+        against.append(time.perf_counter() - start)
+    print(f"\nthe deal-integrity report of a complete pack, {count} shuffled packs")
+    report("report alone (a night's first pack)", alone)
+    report("report against the previous pack's order", against)
+    worst = percentile(against, 99)
+    print(
+        f"{'':<48} p99 {'under' if worst < INTEGRITY_GOAL else 'OVER'} "
+        f"the {INTEGRITY_GOAL * 1e3:g} ms goal"
+    )
+
+
 def main() -> None:
     house_against_teaching()
     for holdings in (2, 4):
@@ -146,6 +182,8 @@ def main() -> None:
             samples.append(time.perf_counter() - start)
             gc.enable()
         report(f"pair with {standing:5} predictions on the king", samples)
+
+    integrity_reports()
 
 
 def _card(code: str):
