@@ -682,7 +682,10 @@ async def next_state(lines) -> dict:
     raise AssertionError("the stream ended")
 
 
-async def test_a_card_from_the_shoe_reaches_an_open_stream_at_once(tmp_path):
+async def test_each_card_from_the_shoe_reaches_an_open_stream_as_its_own_state(tmp_path):
+    """Every card is pushed as the next state, not gathered with the next one. How soon
+    (median, p99) is ``make bench``'s figure (tests/benchmarks/bench_console.py), not a
+    pass/fail test on a machine shared with whatever else runs."""
     console_config(tmp_path)
 
     async with (
@@ -693,17 +696,13 @@ async def test_a_card_from_the_shoe_reaches_an_open_stream_at_once(tmp_path):
         lines = stream.aiter_lines()
         first = await next_state(lines)
         assert first == await lookout.state()
-        latencies = []
         for n, code in enumerate(["5H", "KD", "9C", "QS", "2C"], start=1):
-            sent = time.perf_counter()
             lookout.reader.card(code)
-            state = await next_state(lines)
-            latencies.append(time.perf_counter() - sent)
+            async with asyncio.timeout(30):  # a hang, not a figure
+                state = await next_state(lines)
             assert state["pack"]["exposed"][-1] == code
             assert len(state["pack"]["exposed"]) == n
             assert state["version"] == first["version"] + n
-        print("card frame to SSE state: " + ", ".join(f"{t * 1e3:.1f} ms" for t in latencies))
-        assert max(latencies) < 0.5  # 100 ms here, with room for a busy machine
 
 
 def test_a_stream_that_falls_behind_is_hung_up_on_and_never_holds_the_table(tmp_path):
@@ -755,11 +754,12 @@ async def test_a_stream_that_goes_away_is_dropped_and_shutdown_ends_the_others(t
         async with lookout.http.stream("GET", "/api/events") as stream:
             lines = stream.aiter_lines()
             await next_state(lines)
-            started = time.perf_counter()
             lookout.daemon.stopped.set()  # SIGTERM's doing
-            rest = [line async for line in lines]
+            # A hang detector, not a figure: how soon SIGTERM ends a table with a stream open
+            # is bench_daemon's (make bench).
+            async with asyncio.timeout(30):
+                rest = [line async for line in lines]
             assert set(rest) <= {""}  # the stream ends cleanly, with nothing more
-        assert time.perf_counter() - started < 2
 
 
 async def test_a_quiet_stream_hears_a_heartbeat(tmp_path):
