@@ -22,7 +22,6 @@ import re
 import signal
 import sqlite3
 import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import NamedTuple
@@ -65,8 +64,8 @@ class Notices:
     def __init__(self, folder: Path):
         self.socket = NotifySocket(folder)
         self.socket.sock.setblocking(False)
-        self.messages: list[tuple[float, list[str]]] = []
-        """(arrival on the loop's clock, lines) of every message, in order."""
+        self.messages: list[list[str]] = []
+        """The lines of every message, in order."""
         self._arrived = asyncio.Event()
         self._task = asyncio.create_task(self._read())
 
@@ -74,7 +73,7 @@ class Notices:
         loop = asyncio.get_running_loop()
         while True:
             data = await loop.sock_recv(self.socket.sock, 4096)
-            self.messages.append((loop.time(), data.decode().splitlines()))
+            self.messages.append(data.decode().splitlines())
             self._arrived.set()
 
     async def find(
@@ -89,14 +88,14 @@ class Notices:
         async with asyncio.timeout(timeout):
             while True:
                 while at < len(self.messages):
-                    if any(test(line) for line in self.messages[at][1]):
+                    if any(test(line) for line in self.messages[at]):
                         return at
                     at += 1
                 self._arrived.clear()
                 await self._arrived.wait()
 
     def lines(self, since: int = 0) -> list[str]:
-        return [line for _, lines in self.messages[since:] for line in lines]
+        return [line for lines in self.messages[since:] for line in lines]
 
     async def aclose(self) -> None:
         self._task.cancel()
@@ -108,13 +107,8 @@ class Notices:
 class DaemonProcess:
     """One ``faro-pi run`` process: its notices from ``since`` on, and its log lines."""
 
-    def __init__(
-        self, proc: asyncio.subprocess.Process, notices: Notices, since: int, started: float
-    ):
+    def __init__(self, proc: asyncio.subprocess.Process, notices: Notices, since: int):
         self.proc, self.notices, self.since = proc, notices, since
-        self.started = started
-        """When the process was started, on the loop's clock (as the notices' arrivals)."""
-        self.ready_at: int | None = None
         self.log: list[str] = []
         self._logging = asyncio.create_task(self._collect())
 
@@ -137,9 +131,7 @@ class DaemonProcess:
                 + "\n".join(self.log)
             )
         exited.cancel()
-        at = waiting.result()
-        self.ready_at = at
-        return self.notices.messages[at][1]
+        return self.notices.messages[waiting.result()]
 
     async def status_reaches(self, count: int, timeout: float = 15.0) -> int:
         """Waits for a STATUS= with at least ``count`` cards out; returns its message's index."""
@@ -147,15 +139,14 @@ class DaemonProcess:
             lambda line: (cards_out(line) or 0) >= count, since=self.since, timeout=timeout
         )
 
-    async def stop(self, timeout: float = 5.0) -> tuple[int, float]:
-        """SIGTERM; the exit status and the seconds from the signal to the exit."""
-        start = time.perf_counter()
+    async def stop(self, timeout: float = 30.0) -> int:
+        """SIGTERM; the exit status. ``timeout`` only tells a hang from an exit: how soon the
+        daemon exits is bench_daemon's figure (make bench)."""
         self.proc.send_signal(signal.SIGTERM)
         async with asyncio.timeout(timeout):
             status = await self.proc.wait()
-        elapsed = time.perf_counter() - start
         await self.finished()
-        return status, elapsed
+        return status
 
     async def kill(self) -> int:
         self.proc.kill()
@@ -183,7 +174,6 @@ class Rig:
         self.daemons: list[DaemonProcess] = []
 
     async def start(self, **env: str) -> DaemonProcess:
-        started = asyncio.get_running_loop().time()
         proc = await asyncio.create_subprocess_exec(
             sys.executable,
             *("-m", "faro_pi.cli", "run", "--config", str(self.config)),
@@ -192,7 +182,7 @@ class Rig:
             stdout=asyncio.subprocess.DEVNULL,
             stderr=asyncio.subprocess.PIPE,
         )
-        daemon = DaemonProcess(proc, self.notices, len(self.notices.messages), started)
+        daemon = DaemonProcess(proc, self.notices, len(self.notices.messages))
         self.daemons.append(daemon)
         return daemon
 
@@ -312,7 +302,7 @@ async def test_kill_9_mid_pack_then_restart_loses_and_doubles_no_card(table_dir,
             async with asyncio.timeout(20):
                 await dealing
             await second.status_reaches(52)
-            stopped, _ = await second.stop()
+            stopped = await second.stop()
             assert stopped == 0, "\n".join(second.log)
 
             path, events = await export(table_dir)
@@ -330,7 +320,7 @@ async def test_kill_9_mid_pack_then_restart_loses_and_doubles_no_card(table_dir,
 # -- SIGTERM and sd_notify -------------------------------------------------------------
 
 
-async def test_sigterm_stops_the_daemon_cleanly_and_says_so_to_systemd(table_dir, capsys):
+async def test_sigterm_stops_the_daemon_cleanly_and_says_so_to_systemd(table_dir):
     async def scenario():
         reader = VirtualReader(table_dir / "reader", retry=0.05)
         async with rig(table_dir, reader) as table:
@@ -338,19 +328,17 @@ async def test_sigterm_stops_the_daemon_cleanly_and_says_so_to_systemd(table_dir
             await daemon.ready()
             reader.card("KD")
             await reader.drained()
-            status, elapsed = await daemon.stop()
+            status = await daemon.stop()
             await table.notices.find("STOPPING=1", since=daemon.since)
             log = await daemon.finished()
             _, events = await export(table_dir)
-        return status, elapsed, log, events
+        return status, log, events
 
-    status, elapsed, log, events = await scenario()
+    status, log, events = await scenario()
     assert status == 0, "\n".join(log)
     assert card_codes(events) == ["KD"]
     # Stopped cleanly, the journal is one self-contained file again: a copy is a backup.
     assert sorted(p.name for p in table_dir.glob("journal.sqlite3*")) == ["journal.sqlite3"]
-    with capsys.disabled():
-        print(f"\nSIGTERM to exit: {elapsed * 1e3:.0f} ms (required: within 2 s)")
 
 
 async def test_sd_notify_ready_with_status_watchdog_pings_and_a_status_per_card(table_dir):
@@ -360,7 +348,9 @@ async def test_sd_notify_ready_with_status_watchdog_pings_and_a_status_per_card(
         [status] = [line for line in await daemon.ready() if line.startswith("STATUS=")]
         assert cards_out(status) == 0, status
 
-        async with asyncio.timeout(1.0):  # pings every 0.1 s: half of WATCHDOG_USEC
+        # Pings every 0.1 s, half of WATCHDOG_USEC (test_deployment checks the half): the
+        # bound only tells pings from none.
+        async with asyncio.timeout(30):
             at = -1
             for _ in range(3):
                 at = await table.notices.find("WATCHDOG=1", since=at + 1)
@@ -368,9 +358,9 @@ async def test_sd_notify_ready_with_status_watchdog_pings_and_a_status_per_card(
         since = len(table.notices.messages)
         reader.card("QS")
         at = await table.notices.find(lambda line: cards_out(line) == 1, since=since)
-        [status] = [line for line in table.notices.messages[at][1] if line[:7] == "STATUS="]
+        [status] = [line for line in table.notices.messages[at] if line[:7] == "STATUS="]
         assert status.startswith("STATUS=pack 1, 1 card"), status
-        stopped, _ = await daemon.stop()
+        stopped = await daemon.stop()
         assert stopped == 0
 
 
@@ -415,7 +405,7 @@ async def test_export_while_running_prints_the_events_so_far_and_replays_to_the_
             reader.card(later.code)  # the daemon still deals after the export
             await reader.drained()
             await daemon.status_reaches(len(dealt) + 1)
-            stopped, _ = await daemon.stop()
+            stopped = await daemon.stop()
             assert stopped == 0
         return events, summary, journaled
 
@@ -532,7 +522,7 @@ async def test_config_errors_exit_2_with_one_line_naming_the_key(tmp_path):
 # -- a long journal ---------------------------------------------------------------------
 
 
-async def test_restart_from_a_journal_of_10000_events(table_dir, capsys):
+async def test_restart_from_a_journal_of_10000_events(table_dir):
     events = list(
         itertools.islice(play(random.Random(1), ("Ann", "Bob", "Cy", "Dee"), 200), 10_000)
     )
@@ -547,17 +537,14 @@ async def test_restart_from_a_journal_of_10000_events(table_dir, capsys):
         async with rig(table_dir, reader) as table:
             daemon = await table.start()
             ready = await daemon.ready()
-            elapsed = table.notices.messages[daemon.ready_at][0] - daemon.started
-            stopped, _ = await daemon.stop()
+            stopped = await daemon.stop()
             assert stopped == 0
-        return ready, elapsed
+        return ready
 
-    ready, elapsed = await scenario()
+    ready = await scenario()  # how soon: bench_daemon's start-up with 10,000 events
     [status] = [line for line in ready if line.startswith("STATUS=")]
     pack, out = map(int, STATUS.match(status).groups())
     assert (pack, out) == (last.pack.number, len(last.pack.exposed)), status
-    with capsys.disabled():
-        print(f"\n10,000-event journal: process start to READY=1 in {elapsed * 1e3:.0f} ms")
 
 
 # -- a pulled cable --------------------------------------------------------------------
@@ -578,7 +565,7 @@ async def test_a_pulled_reader_cable_loses_and_doubles_no_card(table_dir):
             async with asyncio.timeout(20):
                 await dealing
             await daemon.status_reaches(52)
-            stopped, _ = await daemon.stop()
+            stopped = await daemon.stop()
             assert stopped == 0
             _, events = await export(table_dir)
             return events, daemon.log
