@@ -17,7 +17,6 @@ import logging
 import os
 import random
 import threading
-import time
 from pathlib import Path
 from unittest import mock
 
@@ -436,14 +435,31 @@ def settle(oled: TableDisplay, timeout: float = 5.0) -> None:
     asyncio.run(oled.settled(timeout))
 
 
+def returns(call, within: float = 30.0) -> None:
+    """Runs ``call`` on a thread of its own and fails if it has not returned ``within``
+    seconds: a hang detector, no figure. How long the loop spends in the watcher (median,
+    p99) is ``make bench``'s (tests/benchmarks/bench_display.py)."""
+    done = threading.Event()
+    raised: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            call()
+        except BaseException as exc:
+            raised.append(exc)
+        finally:
+            done.set()
+
+    threading.Thread(target=run, name="returns", daemon=True).start()
+    assert done.wait(within), f"{call.__name__} did not return: it waits on the display"
+    if raised:
+        raise raised[0]
+
+
 def recovers(oled: TableDisplay, timeout: float = 10.0) -> bool:
     """Waits until a failing display has drawn again; False if ``timeout`` came first."""
-    deadline = time.monotonic() + timeout
-    while oled.failing:
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.005)
-    return True
+    with oled._changed:  # the worker notifies it as it draws
+        return oled._changed.wait_for(lambda: not oled.failing, timeout)
 
 
 @pytest.mark.parametrize("driver", ["ssd1306", "sh1106"])
@@ -503,7 +519,8 @@ def test_close_switches_the_display_off_and_stops_the_worker():
 
 
 class GatedBus(VirtualOled):
-    """A bus whose writes wait at a gate: the worker is stuck on I²C until it opens."""
+    """A bus whose writes wait at a gate: the worker is stuck on I²C until it opens (for
+    longer than :func:`returns` gives a call, so a watcher that waited on it cannot pass)."""
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -512,7 +529,7 @@ class GatedBus(VirtualOled):
 
     def write_i2c_block_data(self, address, register, data):
         self.waiting.set()
-        assert self.gate.wait(10)
+        assert self.gate.wait(120)
         super().write_i2c_block_data(address, register, data)
 
 
@@ -522,14 +539,14 @@ def test_the_loop_never_waits_and_stale_views_are_dropped(closing):
     closing(oled)
     game = first_turn()
     oled.show(game.table, None)
-    assert bus.waiting.wait(5)  # the worker is on the bus, and stays there
-    slowest = 0.0
-    for _ in range(6):  # six more cards while the first picture is still going out
-        game.deal()
-        start = time.perf_counter()
-        oled.show(game.table, None)
-        slowest = max(slowest, time.perf_counter() - start)
-    assert slowest < 0.05
+    assert bus.waiting.wait(30)  # the worker is on the bus, and stays there
+
+    def six_cards() -> None:  # six more cards while the first picture is still going out
+        for _ in range(6):
+            game.deal()
+            oled.show(game.table, None)
+
+    returns(six_cards)  # with the gate still shut
     assert oled.frames == 0
     bus.gate.set()
     settle(oled)
@@ -567,11 +584,13 @@ def test_a_failing_display_is_logged_once_and_tried_again(error, caplog, closing
     closing(oled)
     device = oled.device
     game = first_turn()
-    with caplog.at_level(logging.INFO, logger="faro_pi.devices.oled.display"):
+
+    def three_cards() -> None:
         for _ in range(3):
-            start = time.perf_counter()
             oled.show(game.deal().table, None)
-            assert time.perf_counter() - start < 0.05
+
+    with caplog.at_level(logging.INFO, logger="faro_pi.devices.oled.display"):
+        returns(three_cards)
         assert bus.wait_tries(4)
         assert oled.failing and oled.frames == 0
         bus.plugged = True

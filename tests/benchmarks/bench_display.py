@@ -10,14 +10,23 @@ The CPU a card is the display's whole share of the work on the Pi (the view on
 the loop, the render and the changed windows through luma's smbus2 on the
 worker), the bus's own ioctl left out.
 
+The watcher's time on the loop is timed with the bus answering, with the worker
+held on the bus (a write that does not return until the packs are dealt) and
+with the display failing (every write refused, tried again with backoff): the
+loop must never wait on the display, so the three should be alike.
+
 Run: ``.venv/bin/python -m tests.benchmarks.bench_display``
 """
 
 from __future__ import annotations
 
 import asyncio
+import errno
+import logging
+import os
 import random
 import statistics
+import threading
 import time
 from unittest import mock
 
@@ -118,9 +127,29 @@ def cpu_per_card(seats: tuple[str, ...]) -> list[float]:
     return samples
 
 
-def watcher_cost(seats: tuple[str, ...]) -> list[float]:
-    """Seconds the daemon's loop spends in the watcher per event, worker running."""
-    bus = VirtualOled()
+class HeldBus(VirtualOled):
+    """A bus whose writes do not return until ``gate`` is set: the worker is stuck on it."""
+
+    def __init__(self):
+        super().__init__()
+        self.gate = threading.Event()
+
+    def write_i2c_block_data(self, address, register, data):
+        self.gate.wait()
+        super().write_i2c_block_data(address, register, data)
+
+
+class RefusingBus(VirtualOled):
+    """A bus on which nobody answers: every write fails as an unplugged display's does."""
+
+    def write_i2c_block_data(self, address, register, data):
+        raise OSError(errno.EREMOTEIO, os.strerror(errno.EREMOTEIO))
+
+
+def watcher_cost(seats: tuple[str, ...], bus: VirtualOled | None = None) -> list[float]:
+    """Seconds the daemon's loop spends in the watcher per event, worker running on ``bus``
+    (a :class:`VirtualOled` that answers, by default)."""
+    bus = bus or VirtualOled()
     oled = TableDisplay(DisplayConfig("ssd1306", 1, 0x3C, 0), bus=bus)
     table, samples = Table(), []
     try:
@@ -129,10 +158,24 @@ def watcher_cost(seats: tuple[str, ...]) -> list[float]:
             start = time.perf_counter()
             oled.show(table, event)
             samples.append(time.perf_counter() - start)
+        if isinstance(bus, HeldBus):
+            bus.gate.set()
         asyncio.run(oled.settled())
     finally:
         oled.close()
     return samples
+
+
+def failing_watcher_cost(seats: tuple[str, ...]) -> list[float]:
+    """:func:`watcher_cost` on a :class:`RefusingBus`, the display's warning kept off the
+    figures."""
+    logger = logging.getLogger(TableDisplay.__module__)
+    level = logger.level
+    logger.setLevel(logging.ERROR)
+    try:
+        return watcher_cost(seats, RefusingBus())
+    finally:
+        logger.setLevel(level)
 
 
 def main() -> None:
@@ -166,6 +209,8 @@ def main() -> None:
         report("  render a change", timed["renders"], "ms", 1e3)
         report("  flush it to the virtual SSD1306 (its decoding too)", timed["flushes"], "ms", 1e3)
         report("  the watcher on the loop, per event", watcher_cost(seats))
+        report("  ... the worker held on the bus", watcher_cost(seats, HeldBus()))
+        report("  ... the display failing, tried again", failing_watcher_cost(seats))
         report("  CPU a card: view, render, flush (luma's smbus2)", cpu_per_card(seats))
 
 
