@@ -21,7 +21,6 @@ import sqlite3
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 import aiomqtt
@@ -777,8 +776,11 @@ def test_the_floor_page_needs_its_token_and_reads_the_pit(tmp_path, broker):
     asyncio.run(scenario())
 
 
-async def test_the_floor_page_in_chromium_is_live_within_a_second_of_a_card(tmp_path, broker):
-    """``FARO_GOLDEN=update`` writes the screenshot to tests/golden/floor/ (for the README)."""
+async def test_the_floor_page_in_chromium_is_live_and_shows_the_next_card(tmp_path, broker):
+    """``FARO_GOLDEN=update`` writes the screenshot to tests/golden/floor/ (for the README).
+
+    The waits' bounds only tell a page that shows from one that never does: how soon a card
+    reaches the floor page (median, p99; goal p99 250 ms) is bench_floor's (make bench)."""
     executable = chromium()
 
     from playwright.async_api import async_playwright
@@ -792,12 +794,12 @@ async def test_the_floor_page_in_chromium_is_live_within_a_second_of_a_card(tmp_
             base = f"http://127.0.0.1:{port}"
             stranger = await browser.new_page()
             await stranger.goto(base + "/")
-            await stranger.wait_for_selector("#signin", state="visible", timeout=5_000)
+            await stranger.wait_for_selector("#signin", state="visible", timeout=30_000)
             page = await browser.new_page(viewport={"width": 1280, "height": 900})
             errors: list[str] = []
             page.on("pageerror", lambda exc: errors.append(str(exc)))
             await page.goto(f"{base}/?token={TOKEN}")
-            await page.wait_for_selector('[data-table="t3"][data-alarm="true"]', timeout=5_000)
+            await page.wait_for_selector('[data-table="t3"][data-alarm="true"]', timeout=30_000)
             assert await page.locator("article.table").count() == 3
             link = page.locator('[data-table="t2"] a.console')
             assert await link.get_attribute("href") == "http://10.0.0.22:8077/"
@@ -806,15 +808,13 @@ async def test_the_floor_page_in_chromium_is_live_within_a_second_of_a_card(tmp_
             t1 = daemons["t1"]
             out = len(t1.table.pack.exposed)
             card = next(c for c in DECK if c not in t1.table.pack.exposed)
-            started = time.perf_counter()
             t1.enter(CardDrawn(card))
             await page.wait_for_function(
                 "n => document.querySelector('[data-table=\"t1\"] .deal')"
                 ".textContent.includes(`${n}/52`)",
                 arg=out + 1,
-                timeout=5_000,
+                timeout=30_000,
             )
-            assert time.perf_counter() - started < 1.0
             shot = tmp_path / "floor.png"
             if os.environ.get("FARO_GOLDEN") == "update":
                 GOLDEN.mkdir(parents=True, exist_ok=True)
