@@ -7,17 +7,23 @@ line to its state at an event-stream client (median, p99); and, with 1,100
 connections holding their request heads back (with the unit's LimitNOFILE),
 the daemon's CPU to take them and a card frame's time to its acknowledgement;
 and a POST's time and size at a full layout (ten seated, 900 bets standing,
-the most the rules let nine players hold), over 5,000 POSTs.
+the most the rules let nine players hold), over 5,000 POSTs. Last, with
+Debian's Chromium on the lookout's page as tests/test_page.py drives it (the
+daemon in this process, a virtual reader on a pty): the time from a card
+frame to the page drawing its state (goal: a median under 100 ms), and from
+the state applied on the daemon to that drawing.
 """
 
 from __future__ import annotations
 
+import asyncio
 import http.client
 import json
 import os
 import random
 import resource
 import select
+import shutil
 import socket
 import tempfile
 import time
@@ -161,6 +167,54 @@ def posts_at_a_full_layout(folder: Path) -> tuple[list[float], int]:
     return times, size
 
 
+PAGE_PACKS = 2
+"""Packs dealt to the page in Chromium."""
+PAGE_GOAL = 0.1
+"""Seconds from a card frame to its drawing on the page, at the median."""
+
+
+def card_to_page(folder: Path) -> tuple[list[float], list[float]] | None:
+    """Seconds from each card frame's write to the page drawing its state in Chromium, and
+    from the state applied on the daemon to that drawing; None without a Chromium."""
+    from tests import test_page
+
+    if not (os.path.exists(test_page.CHROMIUM) or shutil.which("chromium")):
+        return None
+    folder.mkdir()
+
+    async def deal() -> tuple[list[float], list[float]]:
+        totals, pushes = [], []
+        applied: dict[int, float] = {}
+        rng = random.Random(7)
+        async with test_page.table_with_page(folder) as table:
+            console = test_page.console_of(table.daemon)
+            table.daemon.watchers.append(
+                lambda _table, _event: applied.setdefault(console.version, time.time())
+            )
+            table.enter({"type": "session", "seats": test_page.SEATS, "banker": "Cy"})
+            await table.shown()
+            for number in range(PAGE_PACKS):
+                if number:
+                    table.enter({"type": "shuffle"})
+                    await table.shown()
+                deck = [card.code for card in DECK]
+                rng.shuffle(deck)
+                for code in deck:
+                    await asyncio.sleep(PACE)
+                    version = table.version + 1
+                    sent = time.time()
+                    table.reader.card(code)
+                    await table.shown(version)
+                    drawn = await table.page.evaluate(
+                        "v => window.faro.rendered.find(r => r.version >= v).at", version
+                    )
+                    totals.append(drawn / 1000 - sent)
+                    pushes.append(drawn / 1000 - applied[version])
+        return totals, pushes
+
+    return asyncio.run(deal())
+
+
 def main() -> None:
     _, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (min(FILES, hard), hard))
@@ -197,6 +251,7 @@ def main() -> None:
             idle_cpu.append(cpu)
 
         post_times, post_size = posts_at_a_full_layout(base / "posts")
+        page = card_to_page(base / "page")
 
     def median(values: list[float]) -> float:
         return sorted(values)[len(values) // 2]
@@ -217,6 +272,17 @@ def main() -> None:
     print(f"\n{POSTS:,} posts with 900 bets standing (ten seated, nine players at their most)")
     report("a post, to its whole answer", post_times, "ms", 1e3)
     print(f"{'... its answer':<48} {post_size:9d} bytes")
+    if page is None:
+        print("\nthe lookout's page: skipped, no Chromium (make browser installs Debian's)")
+        return
+    totals, pushes = page
+    print(f"\nthe lookout's page in Chromium, {PAGE_PACKS} packs from a virtual reader")
+    report("card frame to its state drawn on the page", totals, "ms", 1e3)
+    print(
+        f"{'':<48} median {'under' if median(totals) < PAGE_GOAL else 'OVER'} "
+        f"the {PAGE_GOAL * 1e3:g} ms goal"
+    )
+    report("... from the state applied on the daemon", pushes, "ms", 1e3)
 
 
 if __name__ == "__main__":
