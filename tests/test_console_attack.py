@@ -46,6 +46,9 @@ PACKS = 4
 """Packs dealt during the attack: enough cards that p99 is not the slowest one alone."""
 PACE = 0.015
 """Seconds between cards: a fast dealer's hands are ten times slower."""
+GIVE_UP = 30.0
+"""Seconds of a reader's resends after which a frame counts as never acknowledged: a hang
+bound, far past any busy machine's delay (the reader itself resends for ever)."""
 PARTIAL_HEAD = b"GET /api/state HTTP/1.1\r\nHost: x\r\n"
 """A request line and a header, and never the blank line that ends the head."""
 
@@ -123,9 +126,10 @@ class Table:
         self.seq = 0
         """The reader's last frame number."""
 
-    def exchange(self, frame: bytes, seq: int, give_up: float = 2.0) -> float:
+    def exchange(self, frame: bytes, seq: int, give_up: float = GIVE_UP) -> float | None:
         """Writes a frame, again every 200 ms as the reader does, until ``seq`` is
-        acknowledged; the seconds from its first write."""
+        acknowledged; the seconds from its first write, or None if ``give_up`` seconds of
+        resends went unanswered."""
         start = time.perf_counter()
         while time.perf_counter() - start < give_up:
             os.write(self.master, frame)
@@ -136,7 +140,7 @@ class Table:
                 acks = self.parser.feed(os.read(self.master, 256))
                 if any(isinstance(a, Ack) and a.seq == seq for a in acks):
                     return time.perf_counter() - start
-        return give_up
+        return None
 
     def shuffle(self) -> None:
         """A new pack, entered at the console as the lookout does."""
@@ -168,7 +172,7 @@ class Table:
         return self.log_path.read_bytes()
 
 
-def hold_back_heads(port: int, count: int, within: float = 10.0) -> list[socket.socket]:
+def hold_back_heads(port: int, count: int, within: float = 60.0) -> list[socket.socket]:
     """``count`` connections, each sending a partial request head and nothing more.
 
     Opened 32 at a time, as fast as the console takes them: a burst past its
@@ -198,19 +202,23 @@ def hold_back_heads(port: int, count: int, within: float = 10.0) -> list[socket.
     return opened
 
 
-def deal(table: Table, packs: int, stop: threading.Event | None = None) -> list[float]:
+def deal(
+    table: Table, packs: int, stop: threading.Event, under_way: threading.Event
+) -> list[float | None]:
     """Packs at a fast dealer's pace, the lookout shuffling before each but the first of the
-    night; each card's seconds to its acknowledgement."""
-    latencies: list[float] = []
+    night; each card's seconds to its acknowledgement (None: never acknowledged).
+    ``under_way`` is set once the first card is acknowledged; ``stop`` ends the deal."""
+    latencies: list[float | None] = []
     for _ in range(packs):
         if table.seq:
             table.shuffle()
         for card in DECK:
-            if stop is not None and stop.is_set():
+            if stop.is_set():
                 return latencies
             time.sleep(PACE)  # a dealer's pace: nothing to await on this thread
             table.seq += 1
             latencies.append(table.exchange(CardFrame(table.seq, card).to_bytes(), table.seq))
+            under_way.set()
     return latencies
 
 
@@ -234,23 +242,24 @@ def test_a_thousand_idle_connections_neither_choke_the_console_nor_slow_the_card
     tmp_path, many_files
 ):
     """1,100 connections hold their request heads back while packs are dealt: every card is
-    still acknowledged (none given up on after 2 s of the reader's resends), a new client's
-    ``GET /api/state`` is answered, and the log says no more than it would have without
-    them. How fast the cards are acknowledged meanwhile (median, p99) is printed here and
-    measured by ``make bench`` (tests/benchmarks/bench_console.py): a timing target is no
+    still acknowledged (none given up on after :data:`GIVE_UP` seconds of the reader's
+    resends, a bound that only tells a card answered from one never answered), a new
+    client's ``GET /api/state`` is answered, and the log says no more than it would have
+    without them. How fast the cards are acknowledged meanwhile (median, p99) is printed here
+    and measured by ``make bench`` (tests/benchmarks/bench_console.py): a timing target is no
     pass/fail test on a machine shared with whatever else runs."""
     table = Table(tmp_path)
     attackers: list[socket.socket] = []
-    rounds: list[list[float]] = []
-    stop = threading.Event()
-    dealer = threading.Thread(target=lambda: rounds.append(deal(table, PACKS, stop)))
+    rounds: list[list[float | None]] = []
+    stop, under_way = threading.Event(), threading.Event()
+    dealer = threading.Thread(target=lambda: rounds.append(deal(table, PACKS, stop, under_way)))
     try:
-        assert table.exchange(Hello(0, "attack").to_bytes(), 0) < 1
+        assert table.exchange(Hello(0, "attack").to_bytes(), 0) is not None, "no hello's ack"
         dealer.start()
-        time.sleep(0.2)  # the dealer is under way when the connections come
+        assert under_way.wait(GIVE_UP)  # the dealer is under way when the connections come
         attackers = hold_back_heads(table.port, ATTACKERS)
         assert len(attackers) == ATTACKERS
-        with socket.create_connection(("127.0.0.1", table.port), timeout=5) as lookout:
+        with socket.create_connection(("127.0.0.1", table.port), timeout=30) as lookout:
             lookout.sendall(get("/api/state"))
             answer = b""
             with contextlib.suppress(TimeoutError):
@@ -258,7 +267,7 @@ def test_a_thousand_idle_connections_neither_choke_the_console_nor_slow_the_card
                     answer += chunk
         assert answer.startswith(b"HTTP/1.1 200"), f"no answer to a new client: {answer[:80]!r}"
         assert json.loads(body_of(answer))["pack"]["number"] >= 1
-        dealer.join(timeout=20)
+        dealer.join(timeout=120)  # some 5 s: a hang bound
         assert rounds and len(rounds[0]) == PACKS * 52
     finally:
         stop.set()
@@ -266,11 +275,13 @@ def test_a_thousand_idle_connections_neither_choke_the_console_nor_slow_the_card
         for sock in attackers:
             sock.close()
         log = table.stop()
-    shown = ", ".join(
-        f"median {sorted(r)[len(r) // 2] * 1e3:.1f} ms, p99 {p99(r) * 1e3:.1f} ms" for r in rounds
+    [latencies] = rounds
+    unanswered = latencies.count(None)
+    assert unanswered == 0, f"{unanswered} cards never acknowledged"
+    print(
+        f"\n{ATTACKERS} idle connections, card to acknowledgement: median "
+        f"{sorted(latencies)[len(latencies) // 2] * 1e3:.1f} ms, p99 {p99(latencies) * 1e3:.1f} ms"
     )
-    print(f"\n{ATTACKERS} idle connections, card to acknowledgement: {shown}")
-    assert max(rounds[0]) < 2.0, f"a card was never acknowledged: {shown}"
     lines = log.decode().splitlines()
     cards = sum(map(len, rounds))
     # A line per card, and per pack its shuffle and the integrity report on the stacked
