@@ -115,7 +115,7 @@ async def console_table(folder: Path):
         console = console_of(daemon)
         assert console is not None
         base = f"http://127.0.0.1:{console.port}"
-        async with httpx.AsyncClient(base_url=base, timeout=10) as http:
+        async with httpx.AsyncClient(base_url=base, timeout=30) as http:  # a hang bound
             lookout = Lookout(daemon, reader, console, http)
             lookout.factory = factory  # the mock pins: the shoe's buttons
             yield lookout
@@ -800,7 +800,7 @@ async def test_closing_awaits_the_connections_going_instead_of_napping(tmp_path,
             length = int(re.search(rb"content-length: (\d+)", head, re.I)[1])
             await reader.readexactly(length)  # answered; the connection is kept alive
             monkeypatch.setattr(asyncio, "sleep", napping)
-            async with asyncio.timeout(5):
+            async with asyncio.timeout(30):  # a hang bound
                 await lookout.console.close()
                 assert set([line async for line in lines]) <= {""}  # ended cleanly
                 assert await reader.read() == b""  # closed by the console
@@ -826,7 +826,7 @@ async def test_the_console_leaves_sigterm_to_the_daemon_and_sleeps_until_closed(
             await asyncio.sleep(0.35)  # uvicorn's own main loop would tick three times
             assert ticks == []
             os.kill(os.getpid(), signal.SIGTERM)
-            async with asyncio.timeout(5):
+            async with asyncio.timeout(30):  # a hang bound
                 await lookout.daemon.stopped.wait()  # the daemon's handler heard it
 
     await scenario()
