@@ -11,14 +11,22 @@ JPEG, defocus) and read twice: untaught (the shipped model alone), and taught (a
 Goals: untaught ≥ 98 % right and ≤ 0.2 % wrong; taught ≥ 99.5 % right and ≤ 0.05 % wrong;
 ≤ 25 ms CPU a still.
 
-Run: ``.venv/bin/python -m tests.benchmarks.bench_camera [VIEWS_A_CARD [model.json]]``
+The designs are shared out over ``WORKERS`` processes, one a core: each still's CPU is its
+own process's, so the figure holds, with the other core busy as it is at a table running
+the daemon. ``make bench`` reads 2 views a card (520 a mode); the figures of record
+read 4 or 8:
+
+    .venv/bin/python -m tests.benchmarks.bench_camera [VIEWS_A_CARD [model.json]]
+
 (another model: one the training script wrote elsewhere, before it replaces the shipped one)
 """
 
 from __future__ import annotations
 
+import os
 import sys
 import time
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -28,9 +36,11 @@ from faro_pi.camera.model import SHIPPED
 from faro_pi.camera.recognise import Recogniser
 from faro_pi.camera.teach import teach
 from faro_pi.game.cards import CARD_BY_CODE
+from tests import decks
 from tests.benchmarks.figures import report
 from training import designs
-from training.dataset import load_faces
+
+WORKERS = min(2, os.cpu_count() or 1)
 
 
 def tally(recogniser: Recogniser, faces: dict, rng, views: int, cpu: list[float]) -> dict:
@@ -57,23 +67,33 @@ def line(name: str, counts: dict) -> str:
     )
 
 
-def main(views: int = 4, model: Path = SHIPPED) -> None:
+def design(job: tuple[int, str, int, Path]) -> tuple[str, dict, dict, list[float]]:
+    """One design read untaught, taught, and read again taught; with its stills' CPU."""
+    seed, name, views, model = job
     base = Recogniser.load(model=model)
-    rng = np.random.default_rng(2026)
+    rng = np.random.default_rng(seed)
+    faces = decks.held_out(name).cards
+    cpu: list[float] = []
+    unseen = tally(base, faces, rng, views, cpu)
+    base.taught = teach(base, {CARD_BY_CODE[c]: f for c, f in faces.items()}, rng)
+    taught = tally(base, faces, rng, views, cpu)
+    return name, unseen, taught, cpu
+
+
+def main(views: int = 2, model: Path = SHIPPED) -> None:
     total = {mode: {"right": 0, "wrong": 0, "noread": 0} for mode in ("unseen", "taught")}
     cpu: list[float] = []
-    print(f"camera reader: {views} views a card of each held-out design")
-    for design in designs.split()["test"]:
-        faces = load_faces(design.name, designs.render(design, 400)).cards
-        base.taught = None
-        unseen = tally(base, faces, rng, views, cpu)
-        base.taught = teach(base, {CARD_BY_CODE[c]: f for c, f in faces.items()}, rng)
-        taught = tally(base, faces, rng, views, cpu)
-        print(line(f"{design.name} unseen", unseen))
-        print(line(f"{design.name} taught", taught))
-        for mode, counts in (("unseen", unseen), ("taught", taught)):
-            for key in counts:
-                total[mode][key] += counts[key]
+    names = [d.name for d in designs.split()["test"]]
+    print(f"camera reader: {views} views a card of each of {len(names)} held-out designs")
+    jobs = [(2026 + i, name, views, model) for i, name in enumerate(names)]
+    with ProcessPoolExecutor(WORKERS) as pool:
+        for name, unseen, taught, used in pool.map(design, jobs):
+            print(line(f"{name} unseen", unseen))
+            print(line(f"{name} taught", taught), flush=True)
+            cpu += used
+            for mode, counts in (("unseen", unseen), ("taught", taught)):
+                for key in counts:
+                    total[mode][key] += counts[key]
     print(line("all unseen", total["unseen"]) + "   goal ≥ 98 % right, ≤ 0.2 % wrong")
     print(line("all taught", total["taught"]) + "   goal ≥ 99.5 % right, ≤ 0.05 % wrong")
     report("CPU a still (goal ≤ 25 ms)", cpu, "ms", 1e3)
@@ -81,6 +101,6 @@ def main(views: int = 4, model: Path = SHIPPED) -> None:
 
 if __name__ == "__main__":
     main(
-        int(sys.argv[1]) if len(sys.argv) > 1 else 4,
+        int(sys.argv[1]) if len(sys.argv) > 1 else 2,
         Path(sys.argv[2]) if len(sys.argv) > 2 else SHIPPED,
     )
