@@ -76,9 +76,10 @@ browser:
 	@test -x /usr/bin/chromium || { $(APT_UPDATE) && $(APT_GET) install -y -qq chromium; } \
 		|| echo "chromium could not be installed: the page's tests will be skipped"
 
-# One worker per core (pytest-xdist): each test has its own folder, ports and broker.
+# One worker per core (pytest-xdist): each test has its own folder, ports and broker. The five
+# slowest tests are named at the end, so that a slow one is seen when it comes.
 test: $(STAMP) test-deps old-pillow browser
-	$(BIN)/python -m pytest -q -n auto
+	$(BIN)/python -m pytest -q -n auto --durations=5
 
 # Rewrites the golden pictures on purpose: the OLED screens and the page's screenshots.
 golden: $(STAMP) browser
