@@ -1,7 +1,13 @@
-"""``faro-pi camera read`` and ``faro-pi camera teach``: the reader on files.
+"""``faro-pi camera read``, ``watch`` and ``teach``: the reader on files.
 
 ``read [--deck DIR] IMAGE...`` prints ``IMAGE CARD CONFIDENCE`` (``KD``, ``10H``) or
 ``IMAGE noread CONFIDENCE`` a line; it exits 0 when every file could be read as an image.
+``watch [--deck DIR] [--fps N] SOURCE`` plays a recording of the box (a video file, or a
+folder of frames in name order) through the live watcher exactly as ``camera run`` would,
+and prints a line a decision, the seconds counted from the first frame: ``SECONDS CARD
+CONF`` (a card sent), ``SECONDS noread`` (a no-read sent), ``SECONDS alarm WORD`` (the
+reader tells the table it cannot watch: ``flicker``); it exits 0 when the recording could
+be read, 2 when not.
 ``teach --deck DIR IMAGE...`` takes the 52 cards of a deck, each named by its code
 (``KD.png``), and writes into DIR the taught deck that ``read --deck`` and the live reader
 use.
@@ -23,6 +29,16 @@ def add_camera_command(commands) -> argparse.ArgumentParser:
     reading.add_argument("--deck", metavar="DIR", help="a deck taught with camera teach")
     reading.add_argument("images", nargs="+", metavar="IMAGE")
     reading.set_defaults(run=lambda args: read(args.images, args.deck))
+    watching = inner.add_parser(
+        "watch", help="play a recording of the box through the live watcher: a line a decision"
+    )
+    watching.add_argument("--deck", metavar="DIR", help="a deck taught with camera teach")
+    watching.add_argument(
+        "--fps", type=_fps, metavar="N",
+        help="frames a second of a folder of frames (default 15; a video's own rate)",
+    )  # fmt: skip
+    watching.add_argument("source", metavar="SOURCE", help="a video file or a folder of frames")
+    watching.set_defaults(run=lambda args: watch(Path(args.source), args.deck, args.fps))
     teaching = inner.add_parser(
         "teach", help="learn the deck in use from one image of each card, named KD.png..."
     )
@@ -63,6 +79,16 @@ def _teach(args: argparse.Namespace) -> int:
     return teach(args.images, Path(args.deck), args.seed, args.views)
 
 
+def _fps(text: str) -> float:
+    try:
+        fps = float(text)
+    except ValueError:
+        fps = 0.0
+    if not 0.5 <= fps <= 240:
+        raise argparse.ArgumentTypeError(f"{text}: from 0.5 to 240 frames a second")
+    return fps
+
+
 def _views(text: str) -> int:
     views = int(text)
     if not 1 <= views <= 240:
@@ -96,6 +122,48 @@ def read(images: list[str], deck: str | None, out=None) -> int:
         card = reading.card.code if reading.card else "noread"
         print(f"{name} {card} {reading.confidence:.3f}", file=out, flush=True)
     return status
+
+
+def watch(source: Path, deck: str | None, fps: float | None, out=None) -> int:
+    """``watch``: every decision the live watcher makes on the recording, as it makes it."""
+    out = out or sys.stdout
+    from faro_pi.camera.recognise import DeckError, Recogniser
+    from faro_pi.camera.source import CameraError, NoMoreFrames, open_recording
+    from faro_pi.camera.watch import CannotWatch, Watch
+
+    try:
+        recording, rate = open_recording(source, fps)
+        recogniser = Recogniser.load(Path(deck) if deck else None)
+    except (CameraError, DeckError) as exc:
+        print(f"faro-pi camera watch: {exc}", file=sys.stderr)
+        return 2
+    watcher, index = Watch(recogniser, rate=rate), 0
+    try:
+        while True:
+            frame = recording.frame()
+            said = watcher.see(frame)
+            if said is not None:
+                print(f"{index / rate:.3f} {_said(said, CannotWatch)}", file=out, flush=True)
+            index += 1
+    except NoMoreFrames:
+        pass
+    except CameraError as exc:
+        print(f"faro-pi camera watch: {exc}", file=sys.stderr)
+        return 2
+    finally:
+        recording.close()
+    if index == 0:
+        print(f"faro-pi camera watch: {source}: no frame could be read", file=sys.stderr)
+        return 2
+    return 0
+
+
+def _said(said, cannot_watch) -> str:
+    if isinstance(said, cannot_watch):
+        return f"alarm {said.why}"
+    if said.card is None:
+        return "noread"
+    return f"{said.card.code} {said.confidence:.3f}"
 
 
 def teach(images: list[str], deck: Path, seed: int = 0, views: int | None = None, out=None) -> int:

@@ -25,7 +25,7 @@ import cv2
 from faro_pi.camera.line import Link, open_line
 from faro_pi.camera.recognise import DeckError, Reading, Recogniser
 from faro_pi.camera.source import CameraError, FrameSource, open_source
-from faro_pi.camera.watch import Watch
+from faro_pi.camera.watch import CannotWatch, Seen, Watch
 from faro_pi.config import Config, load_config
 from faro_pi.exc import ConfigError
 from faro_pi.game.cards import CARD_BY_CODE, DECK, Card
@@ -33,6 +33,11 @@ from faro_pi.game.cards import CARD_BY_CODE, DECK, Card
 log = logging.getLogger("faro_pi.camera")
 
 HELLO = "faro-camera 1.0"
+CANNOT_WATCH = {
+    "flicker": "the light flickers too fast for a card to be seen at rest: light the box "
+    "with lamps on a steady supply (no mains-driven or PWM-dimmed LEDs)",
+}
+"""What each of the watcher's alarms asks of the club."""
 
 
 def watch_frames(
@@ -42,6 +47,9 @@ def watch_frames(
     while running():
         seen = watch.see(source.frame())
         if seen is None:
+            continue
+        if isinstance(seen, CannotWatch):
+            log.error("camera: %s: %s", seen.why, CANNOT_WATCH[seen.why])
             continue
         if seen.card is None:
             seq = link.no_read()
@@ -76,7 +84,8 @@ def run(config: Config) -> int:
         source = open_source(config.camera)
         log.info("camera: watching, speaking fsp1 on %s", config.reader.port)
         try:
-            watch_frames(source, Watch(recogniser), link, lambda: not stop.is_set())
+            watch = Watch(recogniser, rate=config.camera.rate)
+            watch_frames(source, watch, link, lambda: not stop.is_set())
         finally:
             source.close()
     except CameraError as exc:
@@ -132,7 +141,7 @@ def stills_from_box(source: FrameSource, order: Sequence[Card], folder: Path, sa
     say(f"deal the deck through the box in order: first {teacher.expected.code}")
     while teacher.expected is not None:
         seen = watch.see(source.frame())
-        if seen is None or seen.card is None:
+        if not isinstance(seen, Seen) or seen.card is None:
             continue
         teacher.keep(seen.card)
         path = folder / f"{seen.card.code}.png"

@@ -11,6 +11,8 @@ the camera go. A source never decides anything; the watcher (:mod:`.watch`) does
 - :class:`UvcSource`: any UVC USB camera, through OpenCV's V4L2 back end. It keeps one
   frame of buffer, so a frame is never older than the one before it.
 - :class:`StillSource`: frames from arrays or image files, in order: tests and benches.
+- :func:`open_recording`: a recording of the box (a video file OpenCV reads, or a folder
+  of frames in name order), for ``faro-pi camera watch`` and a dispute looked back at.
 """
 
 from __future__ import annotations
@@ -27,6 +29,10 @@ from faro_pi.exc import FaroError
 
 class CameraError(FaroError):
     """The camera cannot be opened or has stopped giving frames."""
+
+
+class NoMoreFrames(CameraError):
+    """A recording's, or a list of stills', end."""
 
 
 class FrameSource(Protocol):
@@ -51,7 +57,7 @@ class StillSource:
         try:
             item = next(self._frames)
         except StopIteration:
-            raise CameraError("no more frames") from None
+            raise NoMoreFrames("no more frames") from None
         if isinstance(item, np.ndarray):
             return item
         image = cv2.imread(str(item), cv2.IMREAD_COLOR)
@@ -61,6 +67,47 @@ class StillSource:
 
     def close(self) -> None:
         self._frames = iter(())
+
+
+IMAGES = frozenset({".png", ".jpg", ".jpeg", ".bmp", ".ppm", ".pgm", ".tif", ".tiff", ".webp"})
+"""The files of a folder of frames that are frames."""
+
+
+class VideoSource:
+    """The frames of a video file, in order; :class:`CameraError` after the last."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        self._capture = cv2.VideoCapture(str(path))
+        if not self._capture.isOpened():
+            raise CameraError(f"{path}: not a video OpenCV can read")
+        self.rate = float(self._capture.get(cv2.CAP_PROP_FPS) or 0.0)
+        """Frames a second, as the file says (0 when it says nothing)."""
+
+    def frame(self) -> np.ndarray:
+        ok, frame = self._capture.read()
+        if not ok:
+            raise NoMoreFrames(f"{self.path}: no more frames")
+        return frame if frame.ndim == 3 else cv2.cvtColor(frame, cv2.COLOR_GRAY2BGR)
+
+    def close(self) -> None:
+        self._capture.release()
+
+
+def open_recording(path: Path, rate: float | None = None) -> tuple[FrameSource, float]:
+    """A recording of the box and its frames a second: a video file at its own rate, or a
+    folder of frames (``IMAGES``) in name order at 15 a second; ``rate`` says otherwise."""
+    if path.is_dir():
+        frames = sorted(p for p in path.iterdir() if p.suffix.lower() in IMAGES)
+        if not frames:
+            raise CameraError(f"{path}: no frames in the folder (PNG or JPEG files, in name order)")
+        return StillSource(frames), rate or 15.0
+    if not path.exists():
+        raise CameraError(f"{path}: no such file or folder")
+    if not path.is_file():
+        raise CameraError(f"{path}: not a video file nor a folder of frames")
+    video = VideoSource(path)
+    return video, rate or video.rate or 15.0
 
 
 class UvcSource:

@@ -14,7 +14,13 @@ What the vote says, and what the shoe is told:
   alarm: the lookout re-feeds or enters the card), never a guess;
 - nothing card-shaped (an empty box, a hand held still, two cards askew): nothing. An
   empty box (dark where the last card was bright) forgets the card sent last, so that the
-  next pack's soda is sent even if it is the card the last pack ended on.
+  next pack's soda is sent even if it is the card the last pack ended on;
+- a view that never settles though nothing in it moves (lamps on the mains or dimmed by
+  PWM, beating with the shutter): the ``flicker`` alarm, once, ``FLICKER`` seconds on.
+
+Stillness is judged with the light's change between two frames taken out (``levelled``):
+a lamp's flicker brightens or darkens broad bands of a rolling shutter's frame at a time
+(the whole frame for a global one), while a card or a hand moves with sharp edges.
 """
 
 from __future__ import annotations
@@ -43,6 +49,16 @@ VOTES = 3
 """The most still frames read for one card; two alike decide it sooner."""
 DARK = 0.5
 """An empty box: its brightest part under this share of the last card's paper."""
+RATE = 15.0
+"""Frames a second, unless the watcher is told the camera's own."""
+FLICKER = 2.0
+"""Seconds a view may go on changing in its light alone before the table hears of it."""
+LIT = 4
+"""Frames in a row changing in their light alone before the watcher compares them levelled."""
+LIGHT_REACH = 3.0
+"""Pixels of the thumbnail over which the light is taken to be even (σ of a Gaussian)."""
+LIGHT_ONLY = 0.25
+"""A change is the light's alone when, rows levelled, less than this share of it is left."""
 
 
 class Reads(Protocol):
@@ -56,6 +72,16 @@ class Seen:
     """What the shoe is told: ``card``, or None for a no-read."""
 
     card: Card | None
+    confidence: float = 0.0
+    """The least confidence of the reads that agreed on ``card``."""
+
+
+@dataclass(frozen=True)
+class CannotWatch:
+    """What the table must hear when the watcher cannot do its work: ``why`` is one word,
+    ``flicker`` (the light changes too fast to see a card come to rest)."""
+
+    why: str
 
 
 ABSENT = object()
@@ -68,10 +94,37 @@ def thumbnail(frame: np.ndarray) -> np.ndarray:
     return cv2.cvtColor(small, cv2.COLOR_BGR2GRAY) if small.ndim == 3 else small
 
 
-def differs(a: np.ndarray, b: np.ndarray) -> bool:
-    """Whether two thumbnails show a different view (see ``MOVED`` and ``CHANGED``)."""
+def levelled(b: np.ndarray, a: np.ndarray) -> np.ndarray:
+    """Thumbnail ``b`` with each row's, then each column's, brightness brought to ``a``'s:
+    what a flickering lamp changes between two frames (the gain of a rolling shutter's
+    rows, or of the columns of a camera turned a quarter round) taken out, what a card
+    changes kept. Only the gains' change is undone, so a dark row's noise is not raised."""
+    level, to = b.astype(np.float32), a.astype(np.float32)
+    level *= (to.mean(axis=1, keepdims=True) + 1.0) / (level.mean(axis=1, keepdims=True) + 1.0)
+    level *= (to.mean(axis=0, keepdims=True) + 1.0) / (level.mean(axis=0, keepdims=True) + 1.0)
+    return np.clip(level, 0, 255).astype(np.uint8)
+
+
+def relit(b: np.ndarray, a: np.ndarray) -> np.ndarray:
+    """Thumbnail ``b`` in ``a``'s light, however it falls: each pixel times the ratio of
+    the two thumbnails' brightness nearby (blurred over ``LIGHT_REACH`` pixels). Bands of
+    light that no row or column holds are smooth and mostly go; a card's or a hand's
+    sharp edges stay. What tells a view changing in its light alone."""
+    level, to = b.astype(np.float32) + 1.0, a.astype(np.float32) + 1.0
+    near = cv2.GaussianBlur(to, (0, 0), LIGHT_REACH) / cv2.GaussianBlur(level, (0, 0), LIGHT_REACH)
+    return np.clip(level * near - 1.0, 0, 255).astype(np.uint8)
+
+
+def changed(a: np.ndarray, b: np.ndarray) -> int:
+    """How many pixels of two thumbnails differ by ``MOVED`` or more."""
     _, moved = cv2.threshold(cv2.absdiff(a, b), MOVED, 255, cv2.THRESH_BINARY)
-    return cv2.countNonZero(moved) > CHANGED * a.size
+    return cv2.countNonZero(moved)
+
+
+def differs(a: np.ndarray, b: np.ndarray, level: bool = False) -> bool:
+    """Whether two thumbnails show a different view (see ``MOVED`` and ``CHANGED``); with
+    ``level``, the light's flicker aside."""
+    return changed(a, levelled(b, a) if level else b) > CHANGED * a.size
 
 
 def card_shaped(frame: np.ndarray) -> bool:
@@ -93,9 +146,16 @@ class Watch:
         present: Callable[[np.ndarray], bool] = card_shaped,
         still: int = STILL,
         votes: int = VOTES,
+        rate: float = RATE,
     ):
         self.recogniser, self.present = recogniser, present
         self.still, self.votes = still, votes
+        self.flicker_frames = max(2, round(FLICKER * rate))
+        """Frames of a view changing in its light alone before ``flicker`` is said."""
+        self._flickering = 0
+        self._told_flicker = False
+        self._lit = 0
+        """Frames in a row whose change was the light's alone."""
         self.last: Card | None = None
         """The card sent last, not to be sent again while it lies on top."""
         self.reads = 0
@@ -112,23 +172,29 @@ class Watch:
         """Whether that card was read surely: after a no-read, a hand over the box and away
         is the dealer asking for another look."""
 
-    def see(self, frame: np.ndarray) -> Seen | None:
-        """One frame from the camera; what the shoe must be told once a new view settles."""
+    def see(self, frame: np.ndarray) -> Seen | CannotWatch | None:
+        """One frame from the camera; what the shoe must be told once a new view settles,
+        or that the watcher cannot see one settle."""
         small = thumbnail(frame)
         decided = self._run < 0
-        moving = self._before is None or differs(small, self._before)
+        moving = self._moving(small)
         if decided and not moving:
             # a view reached by changes too slow to see frame to frame is a change too
-            moving = differs(small, self._settled)
+            moving = differs(small, self._settled, self._lit >= LIT)
+        flicker = self._flicker(small, moving)
         self._before = small
         previous, self._previous = self._previous, frame
         if moving:
             self._run, self._readings = 0, []
-            return None
+            return flicker
         if decided:
             return None
         self._run += 1
-        if self._run == 1 and self._read_last and not differs(small, self._looked):
+        if (
+            self._run == 1
+            and self._read_last
+            and not differs(small, self._looked, self._lit >= LIT)
+        ):
             self._run = -1  # back to the card read last: a hand passed, nothing was put down
             return None
         if self._run < self.still:
@@ -136,16 +202,51 @@ class Watch:
         # the first still frame is read as well as this one: the vote is a frame sooner
         return self._vote([previous, frame] if self._run == self.still else [frame], small)
 
+    def _moving(self, small: np.ndarray) -> bool:
+        """Whether the view changed since the frame before. Under a lamp that flickers,
+        every frame differs in its light: after ``LIT`` frames in a row whose change the
+        levelling takes out, the frames are compared levelled until one is still as it
+        came. A card fading in between two frames (a change levelling could also take out)
+        lasts a frame or two, and is never taken for still."""
+        if self._before is None:
+            return True
+        if not differs(small, self._before):
+            self._lit = 0
+            return False
+        if differs(small, self._before, level=True):
+            return True
+        self._lit += 1
+        return self._lit < LIT
+
+    def _flicker(self, small: np.ndarray, moving: bool) -> CannotWatch | None:
+        """``flicker``, once, when the view has gone on changing for ``flicker_frames``
+        mostly in its light (``relit``, the thumbnails differ by under ``LIGHT_ONLY`` of
+        what they do as they came), so that no card can be seen to settle; a still view
+        again lets it be said again later. Levelling makes most flicker still: this is
+        what is left."""
+        if not moving:
+            self._flickering, self._told_flicker = 0, False
+            return None
+        if self._before is not None:
+            light = changed(small, self._before)
+            if changed(small, relit(self._before, small)) < LIGHT_ONLY * light:
+                self._flickering += 1
+        if self._flickering >= self.flicker_frames and not self._told_flicker:
+            self._told_flicker = True
+            return CannotWatch("flicker")
+        return None
+
     def _vote(self, frames: list[np.ndarray], small: np.ndarray) -> Seen | None:
         for frame in frames:
             if self.present(frame):
                 self.reads += 1
-                self._readings.append(self.recogniser.read(frame).card)
+                self._readings.append(self.recogniser.read(frame))
             else:
                 self._readings.append(ABSENT)
         verdict = self._verdict()
         if verdict is _WAIT:
             return None
+        voted = self._readings
         self._settled, self._run, self._readings = small, -1, []
         if verdict is not ABSENT:
             self._looked, self._read_last = small, verdict is not None
@@ -158,12 +259,13 @@ class Watch:
         if verdict == self.last:
             return None
         self.last = verdict
-        return Seen(verdict)
+        sure = [r.confidence for r in voted if r is not ABSENT and r.card == verdict]
+        return Seen(verdict, min(sure))
 
     def _verdict(self):
         """The vote so far: a card, None (unsure), ABSENT, or _WAIT for another frame."""
         readings = self._readings
-        cards = [r for r in readings if r is not ABSENT and r is not None]
+        cards = [r.card for r in readings if r is not ABSENT and r.card is not None]
         absent = sum(r is ABSENT for r in readings)
         if cards and len(set(cards)) == 1 and len(cards) >= 2:
             return cards[0]

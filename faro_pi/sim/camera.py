@@ -92,7 +92,7 @@ class CameraShoe:
         the card lies there to be read, or it would end on the hand and leave the card's
         own frames to the next card's look."""
         for _ in range(FRAMES):
-            seen = self.watch.see(self.camera.frame())
-            if seen is not None and (seen.card is not None or self.camera.at_rest):
+            seen = self.watch.see(self.camera.frame())  # the virtual lamps never flicker
+            if isinstance(seen, Seen) and (seen.card is not None or self.camera.at_rest):
                 return seen
         return None
