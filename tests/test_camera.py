@@ -258,3 +258,30 @@ def test_a_taught_cards_gate_spares_a_little_more_doubt_than_its_teaching_views_
     assert plain == 0.5  # a card the general model knows: at least even odds
     assert 0.98 < odd < 0.995  # a seven laid out as no training deck: its doubt, and more
     assert no_card == 0.995  # never a card the general model is all but sure is none
+
+
+def test_a_taught_read_passes_every_check_the_untaught_reader_makes(faces):
+    """Teaching makes the reader surer of the deck in use, never readier to name a card:
+    a taught deck that names a card the witnesses dispute (here one that names the ace of
+    spades whatever it is shown) gets a no-read, and a card the witnesses agree on is read
+    as before."""
+    from faro_pi.camera.recognise import NOT_A_CARD, Taught
+
+    reader = Recogniser.load()
+    rng = np.random.default_rng(31)
+    still = scene.view(faces.cards["KD"], rng, (640, 480), nominal=True)
+    look = reader.look([finder.find(still)])[0]
+    width = len(look.embed) + len(look.rank) + len(look.suit)
+
+    def naming(code: str) -> Taught:
+        """A taught deck whose softmax and nearest card both say ``code``, whatever it sees."""
+        bias, prototypes = np.full(NOT_A_CARD + 1, -10.0), np.zeros((52, len(look.embed)))
+        bias[CARD_BY_CODE[code].index] = 10.0
+        prototypes[CARD_BY_CODE[code].index] = look.embed
+        return Taught(np.zeros((NOT_A_CARD + 1, width)), bias, prototypes, 0.5, np.ones(52))
+
+    reader.taught = naming("AS")
+    assert reader.taught.read(look).card is CARD_BY_CODE["AS"]  # the deck alone would say so
+    assert reader.read(still).card is None  # the witnesses read the king of diamonds
+    reader.taught = naming("KD")
+    assert reader.read(still).card is CARD_BY_CODE["KD"]

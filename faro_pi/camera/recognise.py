@@ -140,10 +140,26 @@ class Recogniser:
     def read_cut(self, cut: finder.Cut) -> Reading:
         look = self.look([cut])[0]
         if self.taught is not None:
-            return self.taught.read(look)
+            return self.taught_read(look, cut)
         if self.weights is None:
             return self.untaught(look)
         return self.untaught(look, self.pip_looks([cut])[0])
+
+    def taught_read(self, look: Look, cut: finder.Cut) -> Reading:
+        """The taught deck's read, which must also pass the untaught reader's checks: the
+        view is a card's face (``not_a_card``), and the witnesses together find the taught
+        card the likeliest of the 52. Teaching makes the reader surer of the deck in use,
+        never readier to name a card the witnesses dispute (two cards held still, a card
+        sliding, glare on both indices)."""
+        taught = self.taught.read(look)
+        if taught.card is None or self.weights is None:
+            return taught
+        if not_a_card(look):
+            return Reading(None, 0.0)
+        p = fused(evidence(look, self.pip_looks([cut])[0], self.counts), self.weights)
+        if DECK[int(np.argmax(p))] is not taught.card:
+            return Reading(None, taught.confidence)
+        return taught
 
     def untaught(self, look: Look, pip_look: PipLook | None = None) -> Reading:
         """The shipped model's read: the witnesses' fused posterior over the 52 cards when

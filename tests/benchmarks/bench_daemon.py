@@ -31,7 +31,7 @@ from tests.benchmarks.figures import percentile, report
 from tests.conftest import write_config
 from tests.ports import free_port
 
-RUNS = 10
+RUNS = 6
 IDLE = 6.0
 """Seconds of idleness measured (three times); /proc counts CPU in 10 ms ticks."""
 PACE = 0.02

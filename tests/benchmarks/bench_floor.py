@@ -40,7 +40,7 @@ from tests.ports import free_port
 TABLES = 20
 INGEST_ROWS = 2500
 """Rows of each table's night waiting at the broker for the ingest run."""
-LATENCY_SECONDS = 20.0
+LATENCY_SECONDS = 12.0
 CARD_EVERY = 0.5
 """Seconds between two cards at one table: a brisk dealer."""
 FLOOR_PASSWORD = "the-floor-watches"

@@ -30,7 +30,7 @@ from tests.benchmarks import naive_rules
 from tests.benchmarks.figures import percentile, report
 
 SEATS = tuple(f"P{i}" for i in range(10))
-DEALS = 2000
+DEALS = 1000
 
 
 HOUSE_GOAL = 1.5
