@@ -18,9 +18,11 @@ What the vote says, and what the shoe is told:
 - a view that never settles though nothing in it moves (lamps on the mains or dimmed by
   PWM, beating with the shutter): the ``flicker`` alarm, once, ``FLICKER`` seconds on.
 
-Stillness is judged with the light's change between two frames taken out (``levelled``):
-a lamp's flicker brightens or darkens broad bands of a rolling shutter's frame at a time
-(the whole frame for a global one), while a card or a hand moves with sharp edges.
+Under a lamp that flickers every frame differs in its light: once ``LIT`` frames in a row
+have changed in nothing but each row's and column's brightness (a rolling shutter's
+bands, or the whole frame for a global one), frames are compared ``levelled`` until one
+is still as it came, so that a card is seen to come to rest; a card fading in lasts a
+frame or two and is never taken for still.
 """
 
 from __future__ import annotations
@@ -58,7 +60,7 @@ LIT = 4
 LIGHT_REACH = 3.0
 """Pixels of the thumbnail over which the light is taken to be even (σ of a Gaussian)."""
 LIGHT_ONLY = 0.25
-"""A change is the light's alone when, rows levelled, less than this share of it is left."""
+"""A change is the light's alone when, ``relit``, less than this share of it is left."""
 
 
 class Reads(Protocol):
