@@ -232,8 +232,8 @@ def test_teach_leaves_out_a_design_folders_back_and_says_so(tmp_path, faces):
         cv2.imwrite(str(tmp_path / f"{card.code}.png"), faces.cards[card.code][..., [2, 1, 0]])
     back = tmp_path / "back.png"
     cv2.imwrite(str(back), np.full((88, 63, 3), 90, np.uint8))
-    got, odd = faces_of(sorted(tmp_path.glob("*.png")))
-    assert len(got) == 52 and odd == [back]
+    got, odd, refused = faces_of(sorted(tmp_path.glob("*.png")))
+    assert len(got) == 52 and odd == [back] and not refused
 
 
 def test_a_deck_taught_for_another_model_or_by_an_older_faro_pi_is_refused(tmp_path):
@@ -285,3 +285,32 @@ def test_a_taught_read_passes_every_check_the_untaught_reader_makes(faces):
     assert reader.read(still).card is None  # the witnesses read the king of diamonds
     reader.taught = naming("KD")
     assert reader.read(still).card is CARD_BY_CODE["KD"]
+
+
+def test_teach_takes_every_card_it_can_names_the_rest_and_says_how_far_it_is(
+    tmp_path, faces, capsys
+):
+    """One card's image shows no card (the box empty when its still was taken), and a
+    queen's face is cut to its very edge: teach takes the queen and the other 50, says
+    how far it is card by card, names the card it could not take and why, and the deck
+    reads that card as an untaught deck does: right or not at all, never as another."""
+    rng = np.random.default_rng(12)
+    for code, face in faces.cards.items():
+        cv2.imwrite(str(tmp_path / f"{code}.png"), face[..., [2, 1, 0, 3]])
+    cv2.imwrite(str(tmp_path / "7H.png"), scene.empty(rng))
+    queen = faces.cards["QS"][..., :3]
+    cv2.imwrite(str(tmp_path / "QS.png"), queen[6:-6, 5:-5, ::-1])  # no margin at all
+    deck = tmp_path / "deck"
+    images = sorted(str(p) for p in tmp_path.glob("*.png"))
+    capsys.readouterr()
+    assert main(["camera", "teach", "--views", "2", "--deck", str(deck), *images]) == 0
+    out, err = capsys.readouterr()
+    progress = [line.split()[0] for line in out.splitlines()[:-1]]
+    assert progress == [f"{n}/51" for n in range(1, 52)], out
+    assert "7H not taught" in err and "no card found in the still" in err
+    assert "QS" not in err
+    taught = Recogniser.load(deck=deck)
+    for code in ("7H", "QS", "7D"):
+        for _ in range(3):
+            read = taught.read(scene.view(faces.cards[code], rng, (640, 480))).card
+            assert read in (CARD_BY_CODE[code], None), (code, read)

@@ -174,15 +174,25 @@ def teach(images: list[str], deck: Path, seed: int = 0, views: int | None = None
     from faro_pi.camera.recognise import Recogniser
 
     try:
-        faces, odd = teaching.faces_of([Path(p) for p in images])
+        faces, odd, refused = teaching.faces_of([Path(p) for p in images])
     except (teaching.TeachError, ValueError) as exc:
         print(f"faro-pi camera teach: {exc}", file=sys.stderr)
         return 2
     for path in odd:
         print(f"faro-pi camera teach: {path}: left out, no card's code", file=sys.stderr)
+    for card, why in refused.items():
+        print(
+            f"faro-pi camera teach: {card.code} not taught ({why}); it is read as an "
+            "untaught deck reads it: teach again with a better image to take it",
+            file=sys.stderr,
+        )
     recogniser = Recogniser.load()
     rng = np.random.default_rng(seed)
-    taught = teaching.teach(recogniser, faces, rng, views or teaching.VIEWS)
+
+    def told(done: int, card) -> None:
+        print(f"{done:2d}/{len(faces)} {card.code} taught", file=out, flush=True)
+
+    taught = teaching.teach(recogniser, faces, rng, views or teaching.VIEWS, told=told)
     path = teaching.save(taught, deck, recogniser.model_id)
     print(f"taught {len(faces)} cards into {path}", file=out)
     return 0

@@ -14,7 +14,7 @@ read must also agree with the nearest taught card. What the model files are and 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import cv2
@@ -75,6 +75,9 @@ class Taught:
     prototypes: np.ndarray
     threshold: float
     gates: np.ndarray
+    known: np.ndarray = field(default_factory=lambda: np.ones(52, bool))
+    """Which of the 52 were taught: a card whose image teach could not use is read as an
+    untaught deck reads it."""
 
     GATE = 0.5
     GATE_MOST = 0.995
@@ -152,11 +155,18 @@ class Recogniser:
         never readier to name a card the witnesses dispute (two cards held still, a card
         sliding, glare on both indices)."""
         taught = self.taught.read(look)
-        if taught.card is None or self.weights is None:
+        if self.weights is None:
             return taught
+        pip_look = self.pip_looks([cut])[0]
+        if taught.card is None:
+            if self.taught.known.all():
+                return taught
+            untaught = self.untaught(look, pip_look)  # perhaps a card teach could not take
+            known = untaught.card is not None and self.taught.known[untaught.card.index]
+            return taught if known else untaught
         if not_a_card(look):
             return Reading(None, 0.0)
-        p = fused(evidence(look, self.pip_looks([cut])[0], self.counts), self.weights)
+        p = fused(evidence(look, pip_look, self.counts), self.weights)
         if DECK[int(np.argmax(p))] is not taught.card:
             return Reading(None, taught.confidence)
         return taught
@@ -264,6 +274,7 @@ def load_deck(folder: Path, model: str) -> Taught:
             data["prototypes"],
             float(data["threshold"]),
             data["gates"],
+            data["known"] if "known" in data.files else np.ones(52, bool),
         )
     except KeyError as exc:
         older = f"{path}: taught by an older faro-pi ({exc}): teach the deck again"

@@ -15,6 +15,7 @@ threshold the training script chose on designs it never saw.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import cv2
@@ -30,6 +31,8 @@ VIEWS = 24
 NOT_CARDS = 156
 """Views of what is none of the deck's faces (a hand over a card, two cards, a back) beside
 ``VIEWS`` of each card: fewer views a card take as many fewer of these."""
+CARD_LIKE = (0.62, 0.82)
+"""Width over height of an image that is a card's face itself, cut to its edge."""
 SIZES = ((320, 240), (640, 480), (480, 640), (800, 600))
 """Stills of the sizes a camera gives: the corners are cut sharper from larger ones."""
 
@@ -38,29 +41,38 @@ class TeachError(ValueError):
     """Images that do not make a deck: a name that is not a card, a card missing or twice."""
 
 
-def faces_of(paths: list[Path]) -> tuple[dict[Card, np.ndarray], list[Path]]:
-    """The 52 faces (RGBA) named by the images' stems, and the images left out since their
-    names are no card's code (a design folder's back.png, a joker): refuses anything but
-    one of each card, and names those left out when a card is missing, in case one of
-    them was it, misnamed."""
+def faces_of(
+    paths: list[Path],
+) -> tuple[dict[Card, np.ndarray], list[Path], dict[Card, str]]:
+    """The faces (RGBA) named by the images' stems; the images left out since their names
+    are no card's code (a design folder's back.png, a joker); and the cards whose image
+    could not be used, each with why (no card found in a still, no image at all). Refuses
+    a card given twice or not at all, and names those left out when a card is missing, in
+    case one of them was it, misnamed."""
     faces: dict[Card, np.ndarray] = {}
     odd: list[Path] = []
+    refused: dict[Card, str] = {}
     for path in paths:
         card = CARD_BY_CODE.get(Path(path).stem.upper())
         if card is None:
             odd.append(Path(path))
             continue
-        if card in faces:
+        if card in faces or card in refused:
             raise TeachError(f"{path}: {card.code} is given twice")
-        faces[card] = face_in(scene.read_face(path), path)
-    missing = [card.code for card in DECK if card not in faces]
+        try:
+            faces[card] = face_in(scene.read_face(path), path)
+        except (TeachError, ValueError, OSError) as exc:
+            refused[card] = str(exc)
+    missing = [card.code for card in DECK if card not in faces and card not in refused]
     if missing:
         named = "".join(
             f"; {path.name} is left out: the file's name must be its card's code, e.g. KD.png"
             for path in odd
         )
         raise TeachError(f"a deck is all 52 cards: missing {' '.join(missing)}{named}")
-    return faces, odd
+    if not faces:
+        raise TeachError("no card of the 52 could be taught: " + "; ".join(refused.values()))
+    return faces, odd, refused
 
 
 def face_in(image: np.ndarray, path) -> np.ndarray:
@@ -73,6 +85,8 @@ def face_in(image: np.ndarray, path) -> np.ndarray:
     bgr = np.ascontiguousarray(rgb[..., ::-1])
     quad = finder.outline(bgr)
     if quad is None:
+        if CARD_LIKE[0] <= image.shape[1] / image.shape[0] <= CARD_LIKE[1]:
+            return image  # a face file cut to the card's edge, with no margin to find it in
         raise TeachError(f"{path}: no card found in the still: the box's view, well lit")
     h = int(np.linalg.norm(quad[3] - quad[0]))
     w = int(np.linalg.norm(quad[1] - quad[0]))
@@ -100,10 +114,12 @@ def teach(
     rng: np.random.Generator,
     views: int = VIEWS,
     not_cards: int | None = None,
+    told: Callable[[int, Card], None] = lambda done, card: None,
 ) -> Taught:
     """The taught deck for ``faces``, from ``views`` views of each and ``not_cards`` views
     of what is none of them (by default as many to a card's view as ``NOT_CARDS`` are to
-    ``VIEWS``)."""
+    ``VIEWS``). ``told`` hears of each card as it is taught. A card not in ``faces`` is
+    not taught: it is read as an untaught deck reads it."""
     if not_cards is None:
         not_cards = max(13, NOT_CARDS * views // VIEWS)
     feats, labels, prototypes, doubts = [], [], {}, {}
@@ -118,15 +134,18 @@ def teach(
         labels += [card.index] * len(looks)
         prototypes[card] = np.mean([look.embed for look in looks], axis=0)
         doubts[card] = max((look.rank[NONE] for look in looks), default=0.0)
+        told(len(prototypes), card)
     for look in recogniser.look(_not_cards(list(faces.values()), rng, not_cards)):
         feats.append(taught_features(look))
         labels.append(NOT_A_CARD)
     weights, bias = _fit(np.array(feats), np.array(labels))
-    prototypes = np.stack([prototypes[card] for card in DECK])  # in the classes' order
+    none = np.zeros_like(next(iter(prototypes.values())))
+    prototypes = np.stack([prototypes.get(card, none) for card in DECK])  # the classes' order
     prototypes /= np.linalg.norm(prototypes, axis=1, keepdims=True) + 1e-9
-    gates = gate([doubts[card] for card in DECK])
+    gates = gate([doubts.get(card, 0.0) for card in DECK])
     threshold = recogniser.model.taught_threshold
-    return Taught(weights, bias, prototypes, threshold, gates)
+    known = np.array([card in faces for card in DECK])
+    return Taught(weights, bias, prototypes, threshold, gates, known)
 
 
 def gate(doubts) -> np.ndarray:
@@ -196,6 +215,7 @@ def save(taught: Taught, folder: Path, model: str) -> Path:
         prototypes=taught.prototypes,
         threshold=taught.threshold,
         gates=taught.gates,
+        known=taught.known,
         model=model,
     )
     return path
