@@ -314,3 +314,19 @@ def test_teach_takes_every_card_it_can_names_the_rest_and_says_how_far_it_is(
         for _ in range(3):
             read = taught.read(scene.view(faces.cards[code], rng, (640, 480))).card
             assert read in (CARD_BY_CODE[code], None), (code, read)
+
+
+def test_a_box_too_dim_to_read_in_is_a_noread_and_the_doctor_says_so(faces, recogniser):
+    """At a third of the light the paper falls under what the view contract ever brings:
+    the reader says no-read rather than read a face it was never made for, and the
+    doctor's light check, which measures the face the same way, says to light the box."""
+    from faro_pi.doctor.camera import light_check
+
+    rng = np.random.default_rng(17)
+    for code in ("KD", "7C", "AS"):
+        still = scene.view(faces.cards[code], rng, (640, 480), nominal=True)
+        assert recogniser.read(still).card is CARD_BY_CODE[code]
+        dim = (still.astype(np.float32) * 0.33).astype(np.uint8)
+        assert recogniser.read(dim) == Reading(None, 0.0)
+        check = light_check(dim)
+        assert check.ok is False and "too dark" in check.detail, check

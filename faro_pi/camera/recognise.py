@@ -33,6 +33,7 @@ from faro_pi.camera.fusion import (
     pip_suits,
     softmax,
 )
+from faro_pi.camera.light import Light
 from faro_pi.camera.model import (
     FACE_OUTPUTS,
     INPUTS,
@@ -141,6 +142,8 @@ class Recogniser:
         return self.read_cut(cut)
 
     def read_cut(self, cut: finder.Cut) -> Reading:
+        if Light.of(cut.face).too_dim:
+            return Reading(None, 0.0)  # a box too dim to read in: said, never guessed
         look = self.look([cut])[0]
         if self.taught is not None:
             return self.taught_read(look, cut)

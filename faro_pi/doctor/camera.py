@@ -15,14 +15,6 @@ from collections.abc import Iterator
 from faro_pi.config import Config
 from faro_pi.doctor.check import Check, verdicts
 
-PAPER = (110, 250)
-"""The card's paper, grey levels: under it the light is too dim, over it washed out
-(the sensor clips: the palest ink is lost)."""
-CONTRAST = 90
-"""The least spread of grey levels on the card (ink against paper) for its indices."""
-EVEN = 0.65
-"""The dimmest quarter of the paper against the brightest: under it, light or glare is
-uneven across the card."""
 BUSY = "if the camera reader runs, stop it first: sudo systemctl stop faro-pi-camera"
 GADGET_PORT = "/dev/ttyGS"
 """The USB gadget's serial ports: a board at the shoe writes the reader's frames there."""
@@ -76,6 +68,7 @@ def light_check(frame) -> Check:
     import numpy as np
 
     from faro_pi.camera import finder
+    from faro_pi.camera.light import CONTRAST, EVEN, PAPER, Light
 
     passed, failed, _ = verdicts("light")
     quad = finder.outline(frame)
@@ -86,14 +79,9 @@ def light_check(frame) -> Check:
             "lay a card face up in the box; light it from above with a diffuse lamp, "
             "and aim the camera so that the whole card shows",
         )
-    grey = cv2.cvtColor(finder.cut(frame, quad), cv2.COLOR_BGR2GRAY)
-    paper = float(np.percentile(grey, 90))
-    contrast = paper - float(np.percentile(grey, 2))
-    quarters = [q for half in np.array_split(grey, 2) for q in np.array_split(half, 2, axis=1)]
-    levels = [float(np.percentile(q, 90)) for q in quarters]
-    evenness = min(levels) / max(max(levels), 1.0)
-    said = f"paper {paper:.0f}/255, contrast {contrast:.0f}, evenness {evenness:.2f}"
-    if paper < PAPER[0]:
+    light = Light.of(finder.cut(frame, quad))
+    paper, contrast, evenness, said = light.paper, light.contrast, light.evenness, str(light)
+    if light.too_dim:
         return failed(f"the card is too dark ({said})", "more light over the box, or a "
                       "longer exposure (a brighter lamp; camera.rate lower)")  # fmt: skip
     if paper > PAPER[1]:

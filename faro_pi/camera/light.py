@@ -1,0 +1,53 @@
+"""The light a card can be read in: what the reader and the doctor's ``light`` check both
+hold a card's face to.
+
+The face's paper is its grey level's 90th percentile (the face being mostly paper), its
+contrast the paper against the darkest ink (the 2nd percentile). Under ``PAPER[0]`` the
+box is too dim: the reader says no-read there rather than read a face it was never made
+for (the view contract's light never brings the paper under it), and the doctor says
+how to light the box.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+PAPER = (110, 250)
+"""The card's paper, grey levels: under it the light is too dim, over it washed out
+(the sensor clips: the palest ink is lost)."""
+CONTRAST = 90
+"""The least spread of grey levels on the card (ink against paper) for its indices."""
+EVEN = 0.65
+"""The dimmest quarter of the paper against the brightest: under it, light or glare is
+uneven across the card."""
+
+
+@dataclass(frozen=True)
+class Light:
+    """How a card's face is lit, measured on its upright cut (BGR)."""
+
+    paper: float
+    contrast: float
+    evenness: float
+
+    @classmethod
+    def of(cls, face: np.ndarray) -> Light:
+        grey = cv2.cvtColor(face, cv2.COLOR_BGR2GRAY)
+        paper = float(np.percentile(grey, 90))
+        quarters = [q for half in np.array_split(grey, 2) for q in np.array_split(half, 2, 1)]
+        levels = [float(np.percentile(q, 90)) for q in quarters]
+        return cls(paper, paper - float(np.percentile(grey, 2)), min(levels) / max(*levels, 1.0))
+
+    @property
+    def too_dim(self) -> bool:
+        """Too dim a box to read in: the reader's no-read, the doctor's failure."""
+        return self.paper < PAPER[0]
+
+    def __str__(self) -> str:
+        return (
+            f"paper {self.paper:.0f}/255, contrast {self.contrast:.0f}, "
+            f"evenness {self.evenness:.2f}"
+        )
