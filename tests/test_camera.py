@@ -330,3 +330,16 @@ def test_a_box_too_dim_to_read_in_is_a_noread_and_the_doctor_says_so(faces, reco
         assert recogniser.read(dim) == Reading(None, 0.0)
         check = light_check(dim)
         assert check.ok is False and "too dark" in check.detail, check
+
+
+def test_a_blank_or_a_glare_spot_in_an_empty_box_is_a_noread(recogniser):
+    """Something card-shaped with no ink on it (a blank card, a glare spot on the box's
+    floor) is no card: never read as one."""
+    rng = np.random.default_rng(23)
+    blank = np.full((400, 286, 4), 255, np.uint8)
+    for light in (1.0, 1.4):
+        still = scene.view(blank, rng, (640, 480), nominal=True).astype(np.float32) * light
+        assert recogniser.read(np.clip(still, 0, 255).astype(np.uint8)).card is None
+    box = scene.empty(rng)
+    cv2.ellipse(box, (320, 240), (70, 100), 0, 0, 360, (250, 250, 250), -1)  # a lamp's glare
+    assert recogniser.read(box) == Reading(None, 0.0)

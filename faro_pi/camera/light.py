@@ -4,8 +4,9 @@ hold a card's face to.
 The face's paper is its grey level's 90th percentile (the face being mostly paper), its
 contrast the paper against the darkest ink (the 2nd percentile). Under ``PAPER[0]`` the
 box is too dim: the reader says no-read there rather than read a face it was never made
-for (the view contract's light never brings the paper under it), and the doctor says
-how to light the box.
+for (the view contract never brings a card's paper under it), and the doctor says how to
+light the box. The contrast and the evenness are the doctor's alone: a card of pale ink
+in the contract's light may show less contrast than ``CONTRAST`` and still read.
 """
 
 from __future__ import annotations
@@ -45,6 +46,12 @@ class Light:
     def too_dim(self) -> bool:
         """Too dim a box to read in: the reader's no-read, the doctor's failure."""
         return self.paper < PAPER[0]
+
+    @property
+    def inkless(self) -> bool:
+        """Too little ink for the doctor to pass the light: the lens out of focus, or
+        dirty."""
+        return self.contrast < CONTRAST
 
     def __str__(self) -> str:
         return (

@@ -68,7 +68,7 @@ def light_check(frame) -> Check:
     import numpy as np
 
     from faro_pi.camera import finder
-    from faro_pi.camera.light import CONTRAST, EVEN, PAPER, Light
+    from faro_pi.camera.light import EVEN, PAPER, Light
 
     passed, failed, _ = verdicts("light")
     quad = finder.outline(frame)
@@ -80,14 +80,14 @@ def light_check(frame) -> Check:
             "and aim the camera so that the whole card shows",
         )
     light = Light.of(finder.cut(frame, quad))
-    paper, contrast, evenness, said = light.paper, light.contrast, light.evenness, str(light)
+    paper, evenness, said = light.paper, light.evenness, str(light)
     if light.too_dim:
         return failed(f"the card is too dark ({said})", "more light over the box, or a "
                       "longer exposure (a brighter lamp; camera.rate lower)")  # fmt: skip
     if paper > PAPER[1]:
         return failed(f"the card is washed out ({said})",
                       "less light, or diffuse it more (a sheet of opal acrylic)")  # fmt: skip
-    if contrast < CONTRAST:
+    if light.inkless:
         return failed(f"the card's ink hardly shows ({said})",
                       "focus the camera on the card; clean the lens")  # fmt: skip
     if evenness < EVEN:
