@@ -142,7 +142,7 @@ class Recogniser:
         return self.read_cut(cut)
 
     def read_cut(self, cut: finder.Cut) -> Reading:
-        if Light.of(cut.face).too_dim:
+        if not Light.of(cut.face).readable:
             return Reading(None, 0.0)  # a box too dim to read in: said, never guessed
         look = self.look([cut])[0]
         if self.taught is not None:
