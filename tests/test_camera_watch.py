@@ -13,6 +13,7 @@ import cv2
 import numpy as np
 import pytest
 
+from faro_pi.camera.recognise import Reading
 from faro_pi.camera.watch import CannotWatch, Seen, Watch
 from faro_pi.cli import main
 from faro_pi.game.cards import CARD_BY_CODE
@@ -119,8 +120,6 @@ class Laid:
         self.card = CARD_BY_CODE[code]
 
     def read(self, image):
-        from faro_pi.camera.recognise import Reading
-
         return Reading(self.card, 0.999)
 
 

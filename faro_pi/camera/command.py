@@ -129,7 +129,7 @@ def watch(source: Path, deck: str | None, fps: float | None, out=None) -> int:
     out = out or sys.stdout
     from faro_pi.camera.recognise import DeckError, Recogniser
     from faro_pi.camera.source import CameraError, NoMoreFrames, open_recording
-    from faro_pi.camera.watch import CannotWatch, Watch
+    from faro_pi.camera.watch import Watch
 
     try:
         recording, rate = open_recording(source, fps)
@@ -143,7 +143,7 @@ def watch(source: Path, deck: str | None, fps: float | None, out=None) -> int:
             frame = recording.frame()
             said = watcher.see(frame)
             if said is not None:
-                print(f"{index / rate:.3f} {_said(said, CannotWatch)}", file=out, flush=True)
+                print(f"{index / rate:.3f} {_said(said)}", file=out, flush=True)
             index += 1
     except NoMoreFrames:
         pass
@@ -158,8 +158,11 @@ def watch(source: Path, deck: str | None, fps: float | None, out=None) -> int:
     return 0
 
 
-def _said(said, cannot_watch) -> str:
-    if isinstance(said, cannot_watch):
+def _said(said) -> str:
+    """A decision of the watcher's as ``camera watch`` prints it, after the seconds."""
+    from faro_pi.camera.watch import CannotWatch
+
+    if isinstance(said, CannotWatch):
         return f"alarm {said.why}"
     if said.card is None:
         return "noread"

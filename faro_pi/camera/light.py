@@ -31,6 +31,17 @@ EVEN = 0.65
 uneven across the card."""
 
 
+def paper_level(face: np.ndarray) -> float:
+    """A face's paper (BGR, its upright cut): its grey level's 90th percentile."""
+    return float(np.percentile(cv2.cvtColor(face, cv2.COLOR_BGR2GRAY), 90))
+
+
+def readable(face: np.ndarray) -> bool:
+    """Light enough to read in: the reader's no-read under ``READABLE``, never a guess.
+    The paper alone is measured: this is on every read's path."""
+    return paper_level(face) >= READABLE
+
+
 @dataclass(frozen=True)
 class Light:
     """How a card's face is lit, measured on its upright cut (BGR)."""
@@ -42,7 +53,7 @@ class Light:
     @classmethod
     def of(cls, face: np.ndarray) -> Light:
         grey = cv2.cvtColor(face, cv2.COLOR_BGR2GRAY)
-        paper = float(np.percentile(grey, 90))
+        paper = paper_level(face)
         quarters = [q for half in np.array_split(grey, 2) for q in np.array_split(half, 2, 1)]
         levels = [float(np.percentile(q, 90)) for q in quarters]
         return cls(paper, paper - float(np.percentile(grey, 2)), min(levels) / max(*levels, 1.0))
@@ -51,11 +62,6 @@ class Light:
     def too_dim(self) -> bool:
         """Too dim a box for the doctor to pass the light."""
         return self.paper < PAPER[0]
-
-    @property
-    def readable(self) -> bool:
-        """Light enough to read in: the reader's no-read under it, never a guess."""
-        return self.paper >= READABLE
 
     @property
     def inkless(self) -> bool:

@@ -14,13 +14,13 @@ read must also agree with the nearest taught card. What the model files are and 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import cv2
 import numpy as np
 
-from faro_pi.camera import finder, pips
+from faro_pi.camera import finder, light, pips
 from faro_pi.camera import model as contract
 from faro_pi.camera.fusion import (
     NONE,
@@ -33,7 +33,6 @@ from faro_pi.camera.fusion import (
     pip_suits,
     softmax,
 )
-from faro_pi.camera.light import Light
 from faro_pi.camera.model import (
     FACE_OUTPUTS,
     INPUTS,
@@ -76,15 +75,18 @@ class Taught:
     prototypes: np.ndarray
     threshold: float
     gates: np.ndarray
-    known: np.ndarray = field(default_factory=lambda: np.ones(52, bool))
-    """Which of the 52 were taught: a card whose image teach could not use is read as an
-    untaught deck reads it."""
 
     GATE = 0.5
     GATE_MOST = 0.995
     GATE_MARGIN = 2.0
     """Log-odds over the most doubt a card's teaching views showed: the most of a couple
     of dozen views is less than a night of views of that card will show."""
+
+    @property
+    def known(self) -> np.ndarray:
+        """Which of the 52 were taught: a card whose image teach could not use has no
+        prototype, and is read as an untaught deck reads it."""
+        return np.linalg.norm(self.prototypes, axis=1) > 0.5
 
     def read(self, look: Look) -> Reading:
         p = softmax(self.weights @ taught_features(look) + self.bias)
@@ -142,7 +144,7 @@ class Recogniser:
         return self.read_cut(cut)
 
     def read_cut(self, cut: finder.Cut) -> Reading:
-        if not Light.of(cut.face).readable:
+        if not light.readable(cut.face):
             return Reading(None, 0.0)  # a box too dim to read in: said, never guessed
         look = self.look([cut])[0]
         if self.taught is not None:
@@ -158,33 +160,24 @@ class Recogniser:
         never readier to name a card the witnesses dispute (two cards held still, a card
         sliding, glare on both indices)."""
         taught = self.taught.read(look)
-        if self.weights is None:
+        known = self.taught.known
+        if self.weights is None or (taught.card is None and known.all()):
             return taught
-        pip_look = self.pip_looks([cut])[0]
-        if taught.card is None:
-            if self.taught.known.all():
-                return taught
-            untaught = self.untaught(look, pip_look)  # perhaps a card teach could not take
-            known = untaught.card is not None and self.taught.known[untaught.card.index]
-            return taught if known else untaught
-        if not_a_card(look):
-            return Reading(None, 0.0)
-        p = fused(evidence(look, pip_look, self.counts), self.weights)
-        if DECK[int(np.argmax(p))] is not taught.card:
-            return Reading(None, taught.confidence)
+        p = self.posterior(look, self.pip_looks([cut])[0])
+        if taught.card is None:  # perhaps a card teach could not take: read untaught
+            untaught = self.untaught_read(p)
+            return (
+                untaught if untaught.card is not None and not known[untaught.card.index] else taught
+            )
+        if p is None or DECK[int(np.argmax(p))] is not taught.card:
+            return Reading(None, 0.0 if p is None else taught.confidence)
         return taught
 
     def untaught(self, look: Look, pip_look: PipLook | None = None) -> Reading:
         """The shipped model's read: the witnesses' fused posterior over the 52 cards when
         the model has a pip witness, else the agreement of the face's and index's heads."""
         if self.weights is not None:
-            if not_a_card(look):
-                return Reading(None, 0.0)
-            p = fused(evidence(look, pip_look, self.counts), self.weights)
-            best = int(np.argmax(p))
-            if p[best] < self.model.threshold:
-                return Reading(None, float(p[best]))
-            return Reading(DECK[best], float(p[best]))
+            return self.untaught_read(self.posterior(look, pip_look))
         rank = int(np.argmax(look.rank))
         if rank == NONE:
             return Reading(None, 0.0)
@@ -193,6 +186,22 @@ class Recogniser:
         if confidence < self.model.threshold:
             return Reading(None, confidence)
         return Reading(DECK[suit * 13 + rank], confidence)
+
+    def posterior(self, look: Look, pip_look: PipLook | None) -> np.ndarray | None:
+        """The witnesses' fused posterior over the 52 cards, or None for a view that is no
+        card's face (``not_a_card``)."""
+        if not_a_card(look):
+            return None
+        return fused(evidence(look, pip_look, self.counts), self.weights)
+
+    def untaught_read(self, p: np.ndarray | None) -> Reading:
+        """A card from the fused posterior ``p`` when it clears the untaught threshold."""
+        if p is None:
+            return Reading(None, 0.0)
+        best = int(np.argmax(p))
+        if p[best] < self.model.threshold:
+            return Reading(None, float(p[best]))
+        return Reading(DECK[best], float(p[best]))
 
     def look(self, cuts: list[finder.Cut]) -> list[Look]:
         """The model's view of each card. The face is read both ways up and the two
@@ -277,7 +286,6 @@ def load_deck(folder: Path, model: str) -> Taught:
             data["prototypes"],
             float(data["threshold"]),
             data["gates"],
-            data["known"] if "known" in data.files else np.ones(52, bool),
         )
     except KeyError as exc:
         older = f"{path}: taught by an older faro-pi ({exc}): teach the deck again"

@@ -144,8 +144,7 @@ def teach(
     prototypes /= np.linalg.norm(prototypes, axis=1, keepdims=True) + 1e-9
     gates = gate([doubts.get(card, 0.0) for card in DECK])
     threshold = recogniser.model.taught_threshold
-    known = np.array([card in faces for card in DECK])
-    return Taught(weights, bias, prototypes, threshold, gates, known)
+    return Taught(weights, bias, prototypes, threshold, gates)
 
 
 def gate(doubts) -> np.ndarray:
@@ -215,7 +214,6 @@ def save(taught: Taught, folder: Path, model: str) -> Path:
         prototypes=taught.prototypes,
         threshold=taught.threshold,
         gates=taught.gates,
-        known=taught.known,
         model=model,
     )
     return path

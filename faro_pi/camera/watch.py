@@ -182,7 +182,7 @@ class Watch:
         moving = self._moving(small)
         if decided and not moving:
             # a view reached by changes too slow to see frame to frame is a change too
-            moving = differs(small, self._settled, self._lit >= LIT)
+            moving = differs(small, self._settled, self._levelling)
         flicker = self._flicker(small, moving)
         self._before = small
         previous, self._previous = self._previous, frame
@@ -192,17 +192,18 @@ class Watch:
         if decided:
             return None
         self._run += 1
-        if (
-            self._run == 1
-            and self._read_last
-            and not differs(small, self._looked, self._lit >= LIT)
-        ):
+        if self._run == 1 and self._read_last and not differs(small, self._looked, self._levelling):
             self._run = -1  # back to the card read last: a hand passed, nothing was put down
             return None
         if self._run < self.still:
             return None
         # the first still frame is read as well as this one: the vote is a frame sooner
         return self._vote([previous, frame] if self._run == self.still else [frame], small)
+
+    @property
+    def _levelling(self) -> bool:
+        """Whether frames are compared levelled: the light has been flickering."""
+        return self._lit >= LIT
 
     def _moving(self, small: np.ndarray) -> bool:
         """Whether the view changed since the frame before. Under a lamp that flickers,
@@ -218,7 +219,7 @@ class Watch:
         if differs(small, self._before, level=True):
             return True
         self._lit += 1
-        return self._lit < LIT
+        return not self._levelling
 
     def _flicker(self, small: np.ndarray, moving: bool) -> CannotWatch | None:
         """``flicker``, once, when the view has gone on changing for ``flicker_frames``

@@ -6,6 +6,7 @@ measures as it starts and how long it took when it ends.
 
 from __future__ import annotations
 
+import ast
 import importlib.util
 import subprocess
 import sys
@@ -44,11 +45,11 @@ def main(names: list[str]) -> int:
 
 
 def summary(module: str) -> str:
-    """The first line of a benchmark's docstring: what it measures."""
+    """The first line of a benchmark's docstring, read without importing it: what it
+    measures."""
     spec = importlib.util.find_spec(module)
-    source = spec.loader.get_source(module) if spec and spec.loader else ""
-    doc = source.split('"""')[1] if source and source.count('"""') >= 2 else module
-    return doc.strip().splitlines()[0]
+    doc = ast.get_docstring(ast.parse(spec.loader.get_source(module)))
+    return doc.splitlines()[0] if doc else module
 
 
 if __name__ == "__main__":
