@@ -55,6 +55,10 @@ RATE = 15.0
 """Frames a second, unless the watcher is told the camera's own."""
 FLICKER = 2.0
 """Seconds a view may go on changing in its light alone before the table hears of it."""
+LIT_CHANGED = 0.02
+"""Share of a levelled thumbnail's pixels that must change for the view to have changed:
+what levelling leaves of a flicker (a white card's paper clipped in the bright phase, a
+JPEG's blocks) stays under it, about 1 % at ±30 %; a card drawn or a hand is far over."""
 LIT = 4
 """Frames in a row changing in their light alone before the watcher compares them levelled."""
 LIGHT_REACH = 3.0
@@ -125,8 +129,10 @@ def changed(a: np.ndarray, b: np.ndarray) -> int:
 
 def differs(a: np.ndarray, b: np.ndarray, level: bool = False) -> bool:
     """Whether two thumbnails show a different view (see ``MOVED`` and ``CHANGED``); with
-    ``level``, the light's flicker aside."""
-    return changed(a, levelled(b, a) if level else b) > CHANGED * a.size
+    ``level``, the light's flicker aside (see ``LIT_CHANGED``)."""
+    if level:
+        return changed(a, levelled(b, a)) > LIT_CHANGED * a.size
+    return changed(a, b) > CHANGED * a.size
 
 
 def card_shaped(frame: np.ndarray) -> bool:
