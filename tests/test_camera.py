@@ -14,8 +14,8 @@ import cv2
 import numpy as np
 import pytest
 
-from faro_pi.camera import finder, scene
-from faro_pi.camera.fusion import NONE
+from faro_pi.camera import finder, past, scene
+from faro_pi.camera.fusion import NONE, two_indices
 from faro_pi.camera.recognise import DECK_FILE, DeckError, Reading, Recogniser
 from faro_pi.camera.teach import faces_of, gate
 from faro_pi.cli import main
@@ -82,6 +82,27 @@ def test_the_index_corners_are_cut_upright_whichever_way_up_the_card_lies(faces)
     # and the index is there: ink in the corner's top half, where the 9 stands
     top = grey(up.corners[0])[: finder.CORNER[1] // 2]
     assert (top < 150).mean() > 0.05
+
+
+def plump(face: np.ndarray) -> np.ndarray:
+    """``face`` with pips so big that they run off its long edges, as on some decks'
+    tens of clubs: the ink meets the box's dark rim and bites into the card's outline."""
+    out = face.copy()
+    h, w = out.shape[:2]
+    for y in (0.15, 0.38, 0.62, 0.85):
+        for x in (0.08, 0.92):
+            cv2.circle(out, (int(x * w), int(y * h)), int(0.12 * w), (0, 0, 0, 255), -1)
+    return out
+
+
+def test_a_card_whose_ink_runs_to_its_edge_is_found_and_never_read_as_another(faces, recogniser):
+    rng = np.random.default_rng(8)
+    for code in ("10C", "9C", "8S"):
+        face = plump(faces.cards[code])
+        for _ in range(6):
+            still = scene.view(face, rng, (640, 480))
+            assert finder.outline(still) is not None, code
+            assert recogniser.read(still).card in (None, CARD_BY_CODE[code])
 
 
 def test_an_empty_box_is_a_noread(recogniser):
@@ -208,6 +229,51 @@ def test_teach_then_read_with_the_taught_deck(tmp_path, faces, capsys):
     for code in ("KS", "7D", "AC"):  # the card under the hand, or a no-read: never another
         still = scene.hand(scene.view(faces.cards[code], rng), rng, cover=0.5)
         assert taught.read(still).card in (None, CARD_BY_CODE[code]), code
+    # teaching makes the reader surer of the deck, never readier to name a third card
+    for top, under in THIRD_CARDS:
+        for kind in ("two_cards", "sliding"):
+            still = past.view(kind, faces.cards[top], faces.cards[under], rng)
+            assert taught.read(still).card in (None, CARD_BY_CODE[top], CARD_BY_CODE[under])
+
+
+THIRD_CARDS = (("JS", "4H"), ("10D", "4D"), ("9D", "3C"), ("QH", "9S"), ("8S", "KC"), ("5H", "8H"))
+"""A card drawn off another, where one's index and the other's pips make a third card."""
+
+
+DRAWN_OFF = (
+    (10021, "sliding", "JC", "4S"),
+    (10079, "sliding", "2D", "KS"),
+    (10171, "sliding", "JC", "2D"),
+    (10279, "sliding", "8D", "10H"),
+    (10468, "two_cards", "JD", "10S"),
+)
+"""Views of a card drawn off another that a reader heeding neither the card's shape nor
+its two corners apart read as a third card (JS, 2S, QD, 10D, JS)."""
+
+
+@pytest.mark.parametrize(("seed", "kind", "top", "under"), DRAWN_OFF)
+def test_a_card_drawn_off_another_is_never_read_as_a_third_card(
+    faces, recogniser, seed, kind, top, under
+):
+    """The top card pulled 25–65 % off the next and held still, or smeared as it slides:
+    the reader names one of the two, or says no-read."""
+    still = past.view(kind, faces.cards[top], faces.cards[under], np.random.default_rng(seed))
+    fair = (None, CARD_BY_CODE[top], CARD_BY_CODE[under])
+    assert recogniser.read(still).card in fair
+
+
+def test_two_index_corners_naming_two_cards_are_a_noread(faces, recogniser):
+    """Each corner alone is read too: two cards' indices in the corners of one outline
+    are two cards, whatever the pips say."""
+    rng = np.random.default_rng(13)
+    still = past.view("two_cards", faces.cards["JS"], faces.cards["4H"], rng)
+    cut = finder.find(scene.view(faces.cards["JS"], rng, nominal=True))
+    other = finder.find(scene.view(faces.cards["4H"], rng, nominal=True))
+    mixed = dataclasses.replace(cut, strips=(cut.strips[0], other.strips[1]))
+    assert recogniser.read_cut(cut).card is CARD_BY_CODE["JS"]
+    assert two_indices(recogniser.look([mixed])[0])
+    assert recogniser.read_cut(mixed).card is None
+    assert recogniser.read(still).card in (None, CARD_BY_CODE["JS"], CARD_BY_CODE["4H"])
 
 
 def test_teach_wants_one_of_each_of_the_52_cards(tmp_path, faces, capsys):

@@ -65,8 +65,10 @@ class Cut:
 WORK_HEIGHT = 240
 """About the height the card is found and cut at: enough for the model, cheap on a Pi."""
 
-ASPECT = (0.52, 0.92)
-"""Width over height of the visible face: a 63×88 card, less up to 5 mm of rim a side."""
+ASPECT = (0.60, 0.82)
+"""Width over height of the visible face: a 63×88 card (0.72), less up to 4 mm of rim on
+any side (0.62 to 0.79), seen up to 10° off straight down, and a little more. A card drawn
+a fifth of its way off the next, across or along, shows a patch of the two outside it."""
 
 MIN_AREA = 0.04
 """The least share of the still the visible face covers (45 % of the height, less the rim)."""
@@ -76,7 +78,13 @@ UPRIGHT_DEG = 20.0
 tilt; a card lying askew is a card that fell across the top one."""
 
 SOLIDITY = 0.88
-"""The least share of its rectangle the outline fills: a hand or a second card falls short."""
+"""The least share of its rectangle the outline's hull fills: two cards askew, or a card
+and a hand, fall short."""
+
+FILLED = 0.5
+"""The least share of its hull the bright outline fills. A face's ink may run to its edge
+(big pips under a rim, a court's frame) and bite deep into the bright patch, a third of
+it on a ten of plump clubs; fingers over the card bite deeper."""
 
 
 def find(image: np.ndarray) -> Cut | None:
@@ -128,7 +136,7 @@ def _outline(small: np.ndarray) -> np.ndarray | None:
     biggest = max(contours, key=cv2.contourArea)
     (cx, cy), (rw, rh), angle = cv2.minAreaRect(biggest)
     area = cv2.contourArea(cv2.convexHull(biggest))
-    if rw * rh <= 0 or area / (rw * rh) < SOLIDITY or cv2.contourArea(biggest) / area < 0.7:
+    if rw * rh <= 0 or area / (rw * rh) < SOLIDITY or cv2.contourArea(biggest) / area < FILLED:
         return None
     if rw * rh < MIN_AREA * small.shape[0] * small.shape[1]:
         return None

@@ -38,6 +38,9 @@ class Look:
     heads: dict[str, np.ndarray] = field(default_factory=dict)
     """Each witness's own probabilities: ``face_rank``, ``face_suit``, ``index_rank``,
     ``index_suit``."""
+    corners: tuple[np.ndarray, np.ndarray] | None = None
+    """What each index corner alone says: the log-probability of each of the 52 cards (in
+    ``DECK`` order), by the index head."""
 
 
 @dataclass(frozen=True)
@@ -58,6 +61,29 @@ def not_a_card(look: Look) -> bool:
     witnesses read the card surely; a back, a joker, a hand over the face or two cards
     askew are seldom seen by one and not the other, and the threshold still stands behind."""
     return look.rank[NONE] > 0.5 and look.heads["face_rank"][NONE] > 0.5
+
+
+SPLIT = 8.0
+"""Nats of doubt the two index corners may share: the least that one or the other must
+give up of its own reading for both to name one card. A lone card's two indices name the
+same card, even where a design's odd index fools the head alike in both (neoclassical
+fives read as sixes); a card drawn off another shows one card's index in one corner and
+the other's in the other. Above it, it is two cards: a no-read, never a third card made
+of one's index and the other's pips."""
+
+
+def log_cards(rank: np.ndarray, suit: np.ndarray) -> np.ndarray:
+    """The log-probability of each of the 52 cards (``DECK`` order: suit by suit, ace to
+    king) from a head's rank (A..K, and perhaps "not a face") and suit probabilities."""
+    return (np.log(suit + 1e-9)[:, None] + np.log(rank[:13] + 1e-9)[None]).ravel()
+
+
+def two_indices(look: Look) -> bool:
+    """Whether the two index corners name different cards (see ``SPLIT``)."""
+    if look.corners is None:
+        return False
+    a, b = look.corners
+    return float(((a.max() - a) + (b.max() - b)).min()) > SPLIT
 
 
 def agreement(look: Look, rank: int, suit: int, witnesses: Witnesses) -> float:

@@ -29,12 +29,15 @@ from faro_pi.camera.fusion import (
     agreement,
     evidence,
     fused,
+    log_cards,
     not_a_card,
     pip_suits,
     softmax,
+    two_indices,
 )
 from faro_pi.camera.model import (
     FACE_OUTPUTS,
+    INDEX_OUTPUTS,
     INPUTS,
     OUTPUTS,
     PIP_INPUT,
@@ -189,8 +192,8 @@ class Recogniser:
 
     def posterior(self, look: Look, pip_look: PipLook | None) -> np.ndarray | None:
         """The witnesses' fused posterior over the 52 cards, or None for a view that is no
-        card's face (``not_a_card``)."""
-        if not_a_card(look):
+        lone card's face (``not_a_card``, ``two_indices``)."""
+        if not_a_card(look) or two_indices(look):
             return None
         return fused(evidence(look, pip_look, self.counts), self.weights)
 
@@ -206,29 +209,46 @@ class Recogniser:
     def look(self, cuts: list[finder.Cut]) -> list[Look]:
         """The model's view of each card. The face is read both ways up and the two
         readings averaged, so a card upside down in the box costs nothing; the corners are
-        read once, since each is cut to show its index upright."""
+        read together, since each is cut to show its index upright, and each alone (the
+        pair given twice), so that two indices of two cards are seen to differ."""
         n = len(cuts)
         made = [finder.inputs(cut) for cut in cuts]
         faces, corner_a, corner_b = (np.stack([m[i] for m in made]) for i in range(3))
         faces = np.concatenate([faces, faces[:, :, ::-1, ::-1]])  # a new, contiguous array
-        for name, blob in zip(INPUTS, (faces, corner_a, corner_b), strict=True):
+        first = np.concatenate([corner_a, corner_a, corner_b])
+        second = np.concatenate([corner_b, corner_a, corner_b])
+        for name, blob in zip(INPUTS, (faces, first, second), strict=True):
             self._net.setInput(blob, name)
         out = dict(zip(OUTPUTS, self._net.forward(list(OUTPUTS)), strict=True))
-        both = {k: (out[k][:n] + out[k][n:]) / 2 for k in FACE_OUTPUTS}
+        both = {k: (out[k][:n] + out[k][n : 2 * n]) / 2 for k in FACE_OUTPUTS}
+        index = {k: out[k][:n] for k in INDEX_OUTPUTS}
         logit = {
-            "rank": both["joint_face_rank"] + out["joint_index_rank"],
-            "suit": both["joint_face_suit"] + out["joint_index_suit"],
+            "rank": both["joint_face_rank"] + index["joint_index_rank"],
+            "suit": both["joint_face_suit"] + index["joint_index_suit"],
             "face_rank": both["face_rank"],
             "face_suit": both["face_suit"],
-            "index_rank": out["index_rank"],
-            "index_suit": out["index_suit"],
+            "index_rank": index["index_rank"],
+            "index_suit": index["index_suit"],
         }
         temperature = self.model.temperatures
         p = {k: softmax(v / getattr(temperature, k)) for k, v in logit.items()}
-        embed = np.concatenate([_unit(both["face_embed"]), _unit(out["index_embed"])], 1)
+        alone = [
+            log_cards(
+                softmax(out["index_rank"][at] / temperature.index_rank),
+                softmax(out["index_suit"][at] / temperature.index_suit),
+            )
+            for at in range(n, 3 * n)
+        ]
+        embed = np.concatenate([_unit(both["face_embed"]), _unit(index["index_embed"])], 1)
         embed = embed / np.sqrt(2)
         return [
-            Look(p["rank"][i], p["suit"][i], embed[i], {k: p[k][i] for k in WITNESS_HEADS})
+            Look(
+                p["rank"][i],
+                p["suit"][i],
+                embed[i],
+                {k: p[k][i] for k in WITNESS_HEADS},
+                (alone[i], alone[n + i]),
+            )
             for i in range(n)
         ]
 

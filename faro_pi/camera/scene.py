@@ -37,6 +37,8 @@ class Ranges:
     gradient: float = 0.35
     kelvin: tuple[float, float] = (3000.0, 6500.0)
     glare: int = 2
+    glare_on_indices: bool = False
+    """A glare spot on each index corner, past what the contract allows."""
     noise: float = 6.0
     jpeg: int = 60
     defocus: float = 1.2
@@ -76,31 +78,44 @@ def view(
     nominal: bool = False,
     wide: bool = False,
     upside_down: bool | None = None,
+    ranges: Ranges | None = None,
+    under: np.ndarray | None = None,
+    pulled: float = 0.0,
+    smear: float = 0.0,
 ) -> np.ndarray:
     """A BGR still (``size`` is width, height) of ``face`` lying in the box under the camera.
 
     ``face`` is an upright card face, RGBA (transparent outside its rounded corners) or
     RGB, any size; it is stretched to 63×88 mm. ``nominal`` gives the clean view: straight
     down, upright, 70 % of the height, centred, no rim over the face, even white light.
+    ``ranges`` (the contract's, or ``WIDE``'s with ``wide``) says how far each nuisance
+    goes. With ``under``, ``face`` is being drawn off that card: ``pulled`` of the way off
+    it across or along, smeared over ``smear`` of that way by its motion in the exposure.
     """
-    ranges = WIDE if wide else CONTRACT
-    rgba = _rgba(face)
+    ranges = ranges or (WIDE if wide else CONTRACT)
+    laid_face = rgba(face)
     w, h = size
     box = _box(rng, h, w, nominal)
     card_h = (0.70 if nominal else rng.uniform(*ranges.height)) * h
     card_h = min(card_h, 0.95 * w * CARD_MM[1] / CARD_MM[0])  # a tall still: the card fits
-    homography = _pose(rng, w, h, card_h, rgba.shape, ranges, nominal, upside_down)
+    homography = pose(rng, w, h, card_h, laid_face.shape, ranges, nominal, upside_down)
     if not nominal and rng.random() < ranges.second_card:
-        _second_card(box, rng, homography, rgba.shape)
-    image, card = _lay(box, rgba, homography)
-    rim = _rim(rng, ranges, rgba.shape, nominal)
+        _second_card(box, rng, homography, laid_face.shape)
+    if under is None:
+        image, card = lay(box, laid_face, homography)
+    else:
+        below = cv2.resize(rgba(under), laid_face.shape[1::-1], interpolation=cv2.INTER_AREA)
+        image, _ = lay(box, below, homography)
+    rim = _rim(rng, ranges, laid_face.shape, nominal)
     opening = np.zeros((h, w), np.uint8)
-    cv2.fillPoly(opening, [_project(homography, rim)], 1)
-    rim_texture = _texture(rng, h, w, 0.7)
+    cv2.fillPoly(opening, [project(homography, rim)], 1)
+    rim_texture = texture(rng, h, w, 0.7)
     np.copyto(image, rim_texture, where=opening[..., None] == 0)
+    if under is not None:  # the card drawn passes over the rim
+        image, card = _drawn(rng, image, laid_face, homography, pulled, smear)
     if nominal:
         return np.clip(image, 0, 255).astype(np.uint8)
-    image = _light(rng, image, ranges, homography, rgba.shape, card * opening)
+    image = _light(rng, image, ranges, homography, laid_face.shape, card * opening)
     sigma = rng.uniform(0, ranges.defocus) * card_h / 480
     if sigma > 0.3:
         image = cv2.GaussianBlur(image, (0, 0), sigma)
@@ -113,8 +128,9 @@ def view(
     return cv2.imdecode(data, cv2.IMREAD_COLOR) if ok else out
 
 
-def _rgba(face: np.ndarray) -> np.ndarray:
-    """The face as float BGRA (it comes RGB/RGBA, as image files hold it) at 63:88."""
+def rgba(face: np.ndarray) -> np.ndarray:
+    """The face as float BGRA at 63:88, as ``lay`` takes it (it comes RGB or RGBA, as
+    image files hold it)."""
     if face.ndim == 2:
         face = np.dstack([face] * 3)
     if face.shape[2] == 3:
@@ -129,10 +145,10 @@ def _rgba(face: np.ndarray) -> np.ndarray:
 
 def _box(rng, h: int, w: int, nominal: bool) -> np.ndarray:
     """The inside of the dealing box: dark, tinted, possibly grained."""
-    return _texture(rng, h, w, 0.5 if nominal else 1.0)
+    return texture(rng, h, w, 0.5 if nominal else 1.0)
 
 
-def _texture(rng, h: int, w: int, level: float) -> np.ndarray:
+def texture(rng, h: int, w: int, level: float) -> np.ndarray:
     """Dark tinted grain, wood-like stripes now and then: made small, then enlarged."""
     sh, sw = max(2, h // 16), max(2, w // 16)
     grain = rng.normal(0, 1, (sh, sw))
@@ -145,8 +161,11 @@ def _texture(rng, h: int, w: int, level: float) -> np.ndarray:
     return cv2.resize(small, (w, h), interpolation=cv2.INTER_LINEAR)
 
 
-def _pose(rng, w, h, card_h, shape, ranges: Ranges, nominal: bool, upside_down) -> np.ndarray:
-    """The homography from face pixels to image pixels: the card's pose under the camera."""
+def pose(
+    rng, w, h, card_h, shape, ranges: Ranges = CONTRACT, nominal: bool = False, upside_down=None
+) -> np.ndarray:
+    """The homography from face pixels (of a face of ``shape``) to the pixels of a ``w``×``h``
+    still: a card ``card_h`` tall lying under the camera, as ``ranges`` lets it lie."""
     fh, fw = shape[:2]
     scale = card_h / fh
     corners = np.array([[-fw / 2, -fh / 2], [fw / 2, -fh / 2], [fw / 2, fh / 2], [-fw / 2, fh / 2]])
@@ -176,15 +195,16 @@ def _depth(x: float, y: float, azimuth: float, tilt: float) -> float:
     return across * math.sin(tilt)
 
 
-def _project(homography: np.ndarray, points: np.ndarray) -> np.ndarray:
+def project(homography: np.ndarray, points: np.ndarray) -> np.ndarray:
     projected = cv2.perspectiveTransform(points.reshape(-1, 1, 2).astype(np.float32), homography)
     return np.round(projected.reshape(-1, 2)).astype(np.int32)
 
 
-def _lay(box: np.ndarray, rgba: np.ndarray, homography: np.ndarray):
-    """The still with the face laid on the box, and where the face is (0..1)."""
+def lay(box: np.ndarray, face: np.ndarray, homography: np.ndarray):
+    """The still with the face (float BGRA, ``rgba``) laid on the box, and where the face
+    is (0..1)."""
     h, w = box.shape[:2]
-    warped = cv2.warpPerspective(rgba, homography, (w, h), flags=cv2.INTER_LINEAR)
+    warped = cv2.warpPerspective(face, homography, (w, h), flags=cv2.INTER_LINEAR)
     alpha = warped[..., 3:] * np.float32(1 / 255)
     return box + (warped[..., :3] - box) * alpha, alpha[..., 0]
 
@@ -204,13 +224,29 @@ def _rim(rng, ranges: Ranges, shape, nominal: bool) -> np.ndarray:
     )
 
 
+def _drawn(rng, image, face, homography, pulled: float, smear: float):
+    """``face`` laid on ``image`` ``pulled`` of the way off the card it covered, across or
+    along, either way; smeared along its way over ``smear`` of it."""
+    fh, fw = face.shape[:2]
+    axis = int(rng.integers(2))
+    reach = (fw, fh)[axis] * float(rng.choice([-1, 1]))
+    shift = np.zeros(2)
+    shift[axis] = pulled * reach
+    if smear > 0:
+        n = max(1, round(abs(smear * reach)))
+        kernel = np.full((1, n), 1.0 / n, np.float32)
+        face = cv2.filter2D(face, -1, kernel if axis == 0 else kernel.T)
+    move = np.array([[1, 0, shift[0]], [0, 1, shift[1]], [0, 0, 1]])
+    return lay(image, face, homography @ move)
+
+
 def _second_card(box: np.ndarray, rng, homography: np.ndarray, shape) -> None:
     """A card below, out by a few millimetres: a pale strip along one edge."""
     fh, fw = shape[:2]
     shift = rng.uniform(1, 4) * fh / CARD_MM[1]
     dx, dy = [(shift, 0), (-shift, 0), (0, shift), (0, -shift)][rng.integers(4)]
     rect = np.array([[dx, dy], [fw + dx, dy], [fw + dx, fh + dy], [dx, fh + dy]])
-    cv2.fillPoly(box, [_project(homography, rect)], rng.uniform(150, 240, 3).tolist())
+    cv2.fillPoly(box, [project(homography, rect)], rng.uniform(150, 240, 3).tolist())
 
 
 def _light(rng, image, ranges: Ranges, homography, shape, card) -> np.ndarray:
@@ -232,18 +268,28 @@ def _light(rng, image, ranges: Ranges, homography, shape, card) -> np.ndarray:
         if any(near) and covered:
             continue
         covered += any(near)
-        cx, cy = _project(homography, spot[None])[0]
-        radius = rng.uniform(0.02, 0.06) * h
-        x0, x1 = max(0, int(cx - 3 * radius)), min(w, int(cx + 3 * radius) + 1)
-        y0, y1 = max(0, int(cy - 3 * radius)), min(h, int(cy + 3 * radius) + 1)
-        if x0 >= x1 or y0 >= y1:
-            continue
-        dx2 = (np.arange(x0, x1, dtype=np.float32)[None, :] - cx) ** 2
-        dy2 = (np.arange(y0, y1, dtype=np.float32)[:, None] - cy) ** 2
-        blob = np.exp(-(dx2 + dy2) / np.float32(2 * radius**2)) * card[y0:y1, x0:x1]
-        patch = out[y0:y1, x0:x1]
-        patch += (255 - patch) * (blob * np.float32(rng.uniform(0.5, 0.95)))[..., None]
+        glare(rng, out, project(homography, spot[None])[0], card)
+    if ranges.glare_on_indices:
+        for corner in corners:
+            spot = corner + rng.uniform(-0.03, 0.03, 2) * (fw, fh)
+            glare(rng, out, project(homography, spot[None])[0], card)
     return out
+
+
+def glare(rng, out: np.ndarray, centre, card: np.ndarray) -> None:
+    """A glare spot on the card at ``centre`` (image pixels): its gloss whitens the face."""
+    h, w = out.shape[:2]
+    cx, cy = centre
+    radius = rng.uniform(0.02, 0.06) * h
+    x0, x1 = max(0, int(cx - 3 * radius)), min(w, int(cx + 3 * radius) + 1)
+    y0, y1 = max(0, int(cy - 3 * radius)), min(h, int(cy + 3 * radius) + 1)
+    if x0 >= x1 or y0 >= y1:
+        return
+    dx2 = (np.arange(x0, x1, dtype=np.float32)[None, :] - cx) ** 2
+    dy2 = (np.arange(y0, y1, dtype=np.float32)[:, None] - cy) ** 2
+    blob = np.exp(-(dx2 + dy2) / np.float32(2 * radius**2)) * card[y0:y1, x0:x1]
+    patch = out[y0:y1, x0:x1]
+    patch += (255 - patch) * (blob * np.float32(rng.uniform(0.5, 0.95)))[..., None]
 
 
 def _white(kelvin: float) -> np.ndarray:
@@ -256,7 +302,7 @@ def _white(kelvin: float) -> np.ndarray:
 def empty(rng: np.random.Generator, size: tuple[int, int] = (640, 480)) -> np.ndarray:
     """The box with no card in it: the dealt-out shoe."""
     w, h = size
-    return np.clip(_texture(rng, h, w, 1.0), 0, 255).astype(np.uint8)
+    return np.clip(texture(rng, h, w, 1.0), 0, 255).astype(np.uint8)
 
 
 def back(rng: np.random.Generator, height: int = 300) -> np.ndarray:
@@ -319,10 +365,10 @@ def overlapping(
 ) -> np.ndarray:
     """Two cards in the box, the second askew across the first: never one card's face."""
     still = view(face, rng, size).astype(np.float32)
-    rgba = _rgba(other)
+    across = rgba(other)
     w, h = size
     card_h = rng.uniform(*CONTRACT.height) * h
-    pose = _pose(rng, w, h, card_h, rgba.shape, CONTRACT, False, None)
+    placed = pose(rng, w, h, card_h, across.shape, CONTRACT, False, None)
     turn = np.radians(rng.uniform(15, 75) * rng.choice([-1, 1]))
     shift = (
         rng.uniform(0.2, 0.45) * card_h * np.array([np.cos(a := rng.uniform(0, 6.3)), np.sin(a)])
@@ -336,7 +382,7 @@ def overlapping(
             [0, 0, 1],
         ]
     )
-    laid, _ = _lay(still, rgba, move @ pose)
+    laid, _ = lay(still, across, move @ placed)
     return np.clip(laid, 0, 255).astype(np.uint8)
 
 
