@@ -4,17 +4,20 @@ Each frame is shrunk to a small grey thumbnail (80×60) and compared with the fr
 before it and with the last settled view: a change, then frames that no longer change,
 is a card that has come to rest. Only then is the recogniser asked: on the first two
 still frames at once, then on each next one, until two agree (or ``VOTES`` frames have
-been read). Watching an unchanged box
-costs one thumbnail a frame; recognition runs only on a change.
+been read). Watching an unchanged box costs one thumbnail a frame; recognition runs only
+on a change.
 
 What the vote says, and what the shoe is told:
 - a card, read alike twice and never read as another: sent, unless it is the card sent
   last (the same card still on top after a hand passed over it);
-- a card-shaped face that could not be read surely: a no-read (the table's ``noread``
-  alarm: the lookout re-feeds or enters the card), never a guess;
-- nothing card-shaped (an empty box, a hand held still, two cards askew): nothing. An
-  empty box (dark where the last card was bright) forgets the card sent last, so that the
-  next pack's soda is sent even if it is the card the last pack ended on;
+- anything else new that lies still for ``HOLD`` seconds (a face not read surely, two
+  cards held still, a card the finder cannot outline, a hand left over the box): a
+  no-read (the table's ``noread`` alarm: the lookout re-feeds or enters the card), never
+  a guess and never silence. A dealer's pause mid-slide is shorter, and the card is read
+  when it comes to rest;
+- the empty box (dark where the last card was bright): nothing; it forgets the card sent
+  last, so that the next pack's soda is sent even if it is the card the last pack ended
+  on. The view of the card read last, come back after a hand passed over it: nothing;
 - a view that never settles though nothing in it moves (lamps on the mains or dimmed by
   PWM, beating with the shutter): the ``flicker`` alarm, once, ``FLICKER`` seconds on.
 
@@ -49,6 +52,10 @@ STILL = 1
 """Frames alike after a change before the first of them is read."""
 VOTES = 3
 """The most still frames read for one card; two alike decide it sooner."""
+HOLD = 1.0
+"""Seconds something new that is not read as a card must lie still before it is a no-read:
+longer than a dealer's pause mid-slide (4–8 frames), short enough that the table hears
+of a card it cannot read before the next is drawn."""
 DARK = 0.5
 """An empty box: its brightest part under this share of the last card's paper."""
 RATE = 15.0
@@ -158,6 +165,8 @@ class Watch:
     ):
         self.recogniser, self.present = recogniser, present
         self.still, self.votes = still, votes
+        self.hold = max(votes, round(HOLD * rate))
+        """Still frames before something new and not read surely is a no-read."""
         self.flicker_frames = max(2, round(FLICKER * rate))
         """Frames of a view changing in its light alone before ``flicker`` is said."""
         self._flickering = 0
@@ -207,6 +216,12 @@ class Watch:
         return self._vote([previous, frame] if self._run == self.still else [frame], small)
 
     @property
+    def cannot(self) -> str | None:
+        """Why the watcher cannot watch (``flicker``), from when it says so until a view
+        is still again; None while it can."""
+        return "flicker" if self._told_flicker else None
+
+    @property
     def _levelling(self) -> bool:
         """Whether frames are compared levelled: the light has been flickering."""
         return self._lit >= LIT
@@ -246,22 +261,20 @@ class Watch:
         return None
 
     def _vote(self, frames: list[np.ndarray], small: np.ndarray) -> Seen | None:
-        for frame in frames:
+        for frame in frames[: self.votes - len(self._readings)]:
             if self.present(frame):
                 self.reads += 1
                 self._readings.append(self.recogniser.read(frame))
             else:
                 self._readings.append(ABSENT)
-        verdict = self._verdict()
+        verdict = self._verdict(small)
         if verdict is _WAIT:
             return None
         voted = self._readings
         self._settled, self._run, self._readings = small, -1, []
-        if verdict is not ABSENT:
-            self._looked, self._read_last = small, verdict is not None
         if verdict is ABSENT:
-            self._forget_if_empty(small)
             return None
+        self._looked, self._read_last = small, verdict is not None
         if verdict is None:
             return Seen(None)
         self._paper = float(np.percentile(small, 99))
@@ -271,23 +284,28 @@ class Watch:
         sure = [r.confidence for r in voted if r is not ABSENT and r.card == verdict]
         return Seen(verdict, min(sure))
 
-    def _verdict(self):
-        """The vote so far: a card, None (unsure), ABSENT, or _WAIT for another frame."""
+    def _verdict(self, small: np.ndarray):
+        """The vote so far: a card, None (a no-read), ABSENT (nothing to say), or _WAIT
+        for another frame."""
         readings = self._readings
         cards = [r.card for r in readings if r is not ABSENT and r.card is not None]
         absent = sum(r is ABSENT for r in readings)
         if cards and len(set(cards)) == 1 and len(cards) >= 2:
             return cards[0]
         if absent >= 2 or (absent and len(readings) >= self.votes and not cards):
-            return ABSENT
-        if len(readings) >= self.votes:
-            return None
-        return _WAIT
+            if self._empty(small):
+                self.last, self._read_last = None, False
+                return ABSENT
+            if self._looked is not None and not differs(small, self._looked, self._levelling):
+                return ABSENT  # the view voted on last, back after something passed over it
+        elif len(readings) < self.votes:
+            return _WAIT
+        return None if self._run >= self.hold else _WAIT
 
-    def _forget_if_empty(self, small: np.ndarray) -> None:
+    def _empty(self, small: np.ndarray) -> bool:
+        """Whether the box is empty: dark where the last card was bright."""
         paper = self._paper if self._paper is not None else 120.0
-        if float(np.percentile(small, 99)) < DARK * paper:
-            self.last, self._read_last = None, False
+        return float(np.percentile(small, 99)) < DARK * paper
 
 
 _WAIT = object()

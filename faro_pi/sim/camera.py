@@ -13,13 +13,13 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass, field
 
-from faro_pi.camera.watch import VOTES, Seen, Watch
+from faro_pi.camera.watch import Seen, Watch
 from faro_pi.game.cards import Card, parse_card
 from faro_pi.virtual.camera import DRAWN, HAND, VirtualCamera
 from faro_pi.virtual.reader import VirtualReader
 
-FRAMES = len(DRAWN) + HAND + 2 + VOTES
-"""Frames shown for each card: while it is drawn, then at rest until the vote is done."""
+LOOK = len(DRAWN) + HAND + 2
+"""Frames shown for each card before it lies at rest: while it is drawn, and a hand."""
 
 
 @dataclass
@@ -91,7 +91,7 @@ class CameraShoe:
         at rest is of the dealer's hand, held still over the box: the look goes on until
         the card lies there to be read, or it would end on the hand and leave the card's
         own frames to the next card's look."""
-        for _ in range(FRAMES):
+        for _ in range(LOOK + self.watch.hold):  # at rest until the vote is done
             seen = self.watch.see(self.camera.frame())  # the virtual lamps never flicker
             if isinstance(seen, Seen) and (seen.card is not None or self.camera.at_rest):
                 return seen
