@@ -21,7 +21,9 @@ BENCHES = (
     "nights",
     "floor",
     "camera",
+    "camera_past",
     "camera_live",
+    "camera_deal",
 )
 
 
