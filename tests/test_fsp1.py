@@ -19,6 +19,7 @@ from faro_pi.shoe.fsp1 import (
     Action,
     CardFrame,
     Decision,
+    Fault,
     FrameParser,
     Heartbeat,
     Hello,
@@ -42,6 +43,7 @@ VECTORS = {
     b"$H,0,faro-reader 1.2*0042\r\n": Hello(0, "faro-reader 1.2"),
     b"$N,4*FF6C\r\n": NoRead(4),
     b"$P,4*A70E\r\n": Heartbeat(4),
+    b"$F,4,flicker: light the box steadily*A15A\r\n": Fault(4, "flicker: light the box steadily"),
 }
 
 
@@ -426,6 +428,30 @@ def test_an_idle_reader_sends_heartbeats_with_its_last_number():
     assert sender.next_due(0.5) == pytest.approx(1.1)
     assert parse_all(sender.poll(1.1))[0] == [Heartbeat(1)]
     assert sender.poll(1.5) is None
+
+
+def test_a_reader_that_cannot_read_says_why_in_place_of_its_heartbeats_until_it_can():
+    sender = Sender(heartbeat=1.0)
+    sender.poll(0.0)
+    sender.feed(ack(0))
+    assert parse_all(sender.poll(1.0))[0] == [Heartbeat(0)]
+    sender.fault("flicker: light the box with lamps on a steady supply")
+    fault = Fault(0, "flicker: light the box with lamps on a steady supply")
+    assert parse_all(sender.poll(1.2))[0] == [fault]  # at once, not a heartbeat later
+    assert sender.poll(1.5) is None
+    assert parse_all(sender.poll(2.2))[0] == [fault]
+    sender.fault("x" * 100)  # cut to fit a frame's 80 bytes, whatever the number
+    assert parse_all(sender.poll(3.2))[0] == [Fault(0, "x" * 64)]
+    assert len(Fault(65535, "x" * 64).to_bytes()) == 80
+    sender.fault(None)
+    assert parse_all(sender.poll(3.4))[0] == [Heartbeat(0)]
+
+
+@pytest.mark.parametrize("body", [b"F,1", b"F,1,", b"F,1, ", b"F,,flicker", b"F,99999,flicker"])
+def test_a_fault_must_say_why(body):
+    frames, parser = parse_all(with_crc(body) + NR_FRAME)
+    assert frames == [NoRead(2)]
+    assert parser.discarded["field"] == 1
 
 
 def test_no_heartbeat_while_a_frame_is_being_repeated():

@@ -11,7 +11,7 @@ from faro_pi.exc import JournalError
 from faro_pi.game.cards import parse_card
 from faro_pi.game.events import Alarm, Clear
 from faro_pi.shoe import link
-from faro_pi.shoe.fsp1 import CardFrame, Heartbeat, Hello
+from faro_pi.shoe.fsp1 import CardFrame, Fault, Heartbeat, Hello
 from faro_pi.shoe.link import Fsp1Shoe, ReaderPort
 
 
@@ -70,6 +70,21 @@ async def test_a_noise_byte_is_no_sign_of_life_and_a_stream_of_it_raises_its_own
     assert [a.kind for a in owner.alarms] == ["lost", "noise"]
     assert "baud rate" in owner.alarms[-1].text
     fsp1.received(Heartbeat(0).to_bytes())  # a whole frame: alive, and quiet again
+    assert owner.alarms == []
+    fsp1.close()
+
+
+async def test_a_reader_that_cannot_read_is_heard_in_its_own_words_until_it_reads_again():
+    owner = Owner()
+    fsp1, _ = shoe(owner)
+    fsp1.received(Hello(0, "faro-camera 1.0").to_bytes())
+    why = "flicker: light the box with lamps on a steady supply"
+    for _ in range(3):  # once a second while it lasts: one alarm
+        fsp1.received(Fault(0, why).to_bytes())
+    assert [(a.kind, a.text) for a in owner.alarms] == [
+        ("lost", f"the card reader cannot read: {why}")
+    ]
+    fsp1.received(Heartbeat(0).to_bytes())
     assert owner.alarms == []
     fsp1.close()
 

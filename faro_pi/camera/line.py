@@ -217,6 +217,12 @@ class Link:
         self._wake()
         return seq
 
+    def fault(self, text: str | None) -> None:
+        """The reader cannot read cards, ``text`` says why; None when it can again."""
+        with self._lock:
+            self.sender.fault(text)
+        self._wake()
+
     def pending(self) -> int:
         with self._lock:
             return self.sender.pending()

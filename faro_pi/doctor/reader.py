@@ -14,7 +14,7 @@ import serial
 
 from faro_pi.config import Config
 from faro_pi.doctor.check import SERVICE_STOPPED, Check, one_line, verdicts
-from faro_pi.shoe.fsp1 import CardFrame, FrameParser, Heartbeat, Hello, NoRead
+from faro_pi.shoe.fsp1 import CardFrame, Fault, FrameParser, Heartbeat, Hello, NoRead
 
 
 def check_reader(config: Config, timeout: float) -> Check:
@@ -65,6 +65,11 @@ def _listen(port, config: Config, timeout: float) -> Check:
             )
         received += len(data)
         for frame in parser.feed(data):
+            if isinstance(frame, Fault):
+                return failed(
+                    f"{reader.port}: the reader is there but cannot read cards: {frame.text}",
+                    "do what it asks; it says so once a second until it can read again",
+                )
             if what := _frame_said(frame):
                 return passed(f"{reader.port}: fsp1 {what}")
     if received:

@@ -124,6 +124,22 @@ class Heartbeat:
 
 
 @dataclass(frozen=True, slots=True)
+class Fault:
+    """``F``: the reader is alive but cannot read cards (``text`` says why, its first word
+    the cause: ``flicker``...); sent in place of heartbeats while that lasts, ``seq`` the
+    last number it sent. A heartbeat or any numbered frame after it ends it."""
+
+    seq: int
+    text: str
+
+    def __post_init__(self) -> None:
+        _check_seq(self.seq)
+
+    def to_bytes(self) -> bytes:
+        return encode("F", self.seq, self.text)
+
+
+@dataclass(frozen=True, slots=True)
 class Ack:
     """``A``: the host has journaled frame ``seq`` (or had already); the reader may move on."""
 
@@ -136,7 +152,7 @@ class Ack:
         return encode("A", self.seq)
 
 
-Frame = CardFrame | NoRead | Hello | Heartbeat | Ack
+Frame = CardFrame | NoRead | Hello | Heartbeat | Fault | Ack
 
 
 def ack(seq: int) -> bytes:
@@ -171,6 +187,10 @@ def _fields(text: str, to_reader: bool) -> Frame | None:
     if kind == "H":
         seq_text, _, hello = rest.partition(",")
         return Hello(0, hello) if _seq(seq_text) == 0 else None
+    if kind == "F":
+        seq_text, _, why = rest.partition(",")
+        seq = _seq(seq_text)
+        return Fault(seq, why) if seq is not None and why.strip() else None
     if kind in ("N", "P") and (seq := _seq(rest)) is not None:
         return NoRead(seq) if kind == "N" else Heartbeat(seq)
     return None

@@ -100,6 +100,17 @@ class Sender:
         self._last_sent = None
         self._rx = bytearray()
         self._rx_skip = False
+        self._fault = None
+
+    def fault(self, text):
+        """The reader cannot read cards, ``text`` says why (``"flicker: ..."``); None when it
+        can again. While it lasts, faults go out in place of heartbeats, the first at once."""
+        if text is not None:
+            text = text[:64]  # a frame's 80 bytes: F, the number, and the text
+        if text != self._fault:
+            self._fault = text
+            if self._last_sent is not None:
+                self._last_sent -= self.heartbeat or 0
 
     def card(self, code):
         """Queues a card read, given by its code (``"KD"``, ``"10H"``); returns its number."""
@@ -149,6 +160,8 @@ class Sender:
         if self._last_sent is not None and now - self._last_sent < self.heartbeat:
             return None
         self._last_sent = now
+        if self._fault is not None:
+            return frame("F," + str(self.last_seq) + "," + self._fault)
         return frame("P," + str(self.last_seq))
 
     def acked(self, seq):

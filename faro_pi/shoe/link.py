@@ -24,6 +24,7 @@ from faro_pi.game.events import Alarm, CardDrawn, Clear
 from faro_pi.shoe.fsp1 import (
     Action,
     CardFrame,
+    Fault,
     FrameParser,
     Hello,
     NoRead,
@@ -243,6 +244,8 @@ class Fsp1Shoe:
         self.heard = False
         self.noise = 0
         """Bytes since the last whole frame that made none."""
+        self.fault: str | None = None
+        """What the reader said it cannot do, while it says so (``F`` frames)."""
 
     def attach(self, port: ReaderPort) -> None:
         self.port = port
@@ -271,6 +274,7 @@ class Fsp1Shoe:
             self._alive()
             for frame in frames:
                 log.debug("reader: %s", frame)
+                self._faulty(frame.text if isinstance(frame, Fault) else None)
                 if isinstance(frame, CardFrame | NoRead | Hello):
                     self._frame(frame)
         except JournalError:
@@ -286,6 +290,20 @@ class Fsp1Shoe:
             if self.table.has_alarm("lost"):
                 log.info("reader: heard again")
                 self.table.submit(Clear("lost"))
+
+    def _faulty(self, why: str | None) -> None:
+        """The reader says it cannot read cards (``why``), or no longer does (None): the
+        table hears it as it hears a reader gone silent, in the reader's words."""
+        if why == self.fault:
+            return
+        self.fault = why
+        if why is None:
+            log.info("reader: reading again")
+            if self.table.has_alarm("lost"):
+                self.table.submit(Clear("lost"))
+            return
+        log.warning("reader: cannot read: %s", why)
+        self.table.submit(Alarm("lost", f"the card reader cannot read: {why}"))
 
     def _noise(self, count: int) -> None:
         """Bytes that made no frame: past NOISE of them with no frame, the table is told."""
