@@ -63,6 +63,16 @@ def _speed(text: str) -> float:
     return speed
 
 
+def _minutes(text: str) -> float:
+    try:
+        minutes = float(text)
+    except ValueError:
+        minutes = 0.0
+    if not 0.1 <= minutes <= 120:
+        raise argparse.ArgumentTypeError(f"{text}: from 0.1 to 120 minutes")
+    return minutes
+
+
 def _find_config(args: argparse.Namespace, installed: Path) -> bool:
     """Fills in a left-out ``--config``; False after printing one line on why there is none."""
     if not hasattr(args, "config") or getattr(args, "url", None):
@@ -218,6 +228,12 @@ def _camera_run(args: argparse.Namespace) -> int:
     except ImportError as exc:
         print(f"faro-pi camera run: needs faro-pi[camera]: {exc}", file=sys.stderr)
         return 2
+    if args.record is not None:
+        try:
+            return run(config, Path(args.record), args.record_minutes)
+        except OSError as exc:
+            print(f"faro-pi camera run: cannot record into {args.record}: {exc}", file=sys.stderr)
+            return 2
     return run(config)
 
 
@@ -326,6 +342,14 @@ def parser() -> argparse.ArgumentParser:
     )
     live.add_argument("--config", metavar="FILE", help=CONFIG_HELP)
     live.add_argument("--verbose", action="store_true", help="log every card read")
+    live.add_argument(
+        "--record", metavar="DIR",
+        help="keep the last minutes of frames and what was decided, for a dispute",
+    )  # fmt: skip
+    live.add_argument(
+        "--record-minutes", type=_minutes, default=3.0, metavar="N",
+        help="how many minutes --record keeps (default 3)",
+    )  # fmt: skip
     live.set_defaults(run=_camera_run)
     return top
 

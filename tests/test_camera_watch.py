@@ -13,7 +13,10 @@ import cv2
 import numpy as np
 import pytest
 
+from faro_pi.camera.live import CANNOT_WATCH, watch_frames
 from faro_pi.camera.recognise import Reading, Recogniser
+from faro_pi.camera.record import Recorder
+from faro_pi.camera.source import NoMoreFrames, StillSource
 from faro_pi.camera.watch import CannotWatch, Seen, Watch
 from faro_pi.cli import main
 from faro_pi.game.cards import CARD_BY_CODE
@@ -148,6 +151,21 @@ def test_a_flicker_the_watcher_cannot_see_past_is_an_alarm_within_three_seconds(
     assert sum(1 for _, s in said if isinstance(s, CannotWatch)) <= 1  # said once, not a flood
 
 
+def test_the_table_hears_a_flicker_the_watcher_cannot_see_past_until_the_light_is_steady(
+    faces,
+):
+    """The camera tells the daemon as an fsp1 fault naming the light (the table's alarm),
+    once a second while it lasts, and ends it when the light is steady again."""
+    frames = flickering(recording(faces, ["9S"], rest=60), 0.3, "slant")
+    steady = recording(faces, ["9S"], rest=20)[-10:]
+    sent = Sent()
+    with pytest.raises(NoMoreFrames):
+        watch_frames(StillSource(frames + steady), Watch(Laid("9S"), rate=RATE), sent)
+    faults = [f for f in sent.frames if f.startswith("F ")]
+    assert faults == [f"F {CANNOT_WATCH['flicker']}", "F None"]
+    assert CANNOT_WATCH["flicker"].startswith("flicker: ")
+
+
 def test_a_pack_dealt_under_a_flickering_lamp_sends_every_card_or_a_noread(faces):
     """A deal at the dealer's pace (a card every 0.8 s) under ±30 % banding: white paper
     clips in the bright phase, which levelling cannot undo, and still each card laid is
@@ -159,3 +177,41 @@ def test_a_pack_dealt_under_a_flickering_lamp_sends_every_card_or_a_noread(faces
     assert all(isinstance(s, Seen) for s in said), said
     assert len(said) == len(codes), said
     assert all(s.card is None or s.card.code == code for s, code in zip(said, codes, strict=True))
+
+
+def test_a_recorded_run_keeps_its_last_frames_and_what_was_decided(faces, tmp_path):
+    """``camera run --record DIR``: the frames the watcher saw, the oldest let go, and the
+    decisions in ``camera watch``'s words; the folder plays back through ``camera watch``."""
+    frames = recording(faces, ["KD", "3C"], rest=12)
+    recorder = Recorder(tmp_path, RATE, minutes=30 / RATE / 60)  # the last 30 frames
+    with pytest.raises(NoMoreFrames):
+        watch_frames(
+            StillSource(frames), Watch(Recogniser.load(), rate=RATE), Sent(), recorder=recorder
+        )
+    recorder.close()
+    (run,) = tmp_path.iterdir()
+    kept = sorted(run.glob("*.jpg"))
+    assert [p.name for p in kept] == [f"{n:09d}.jpg" for n in range(len(frames) - 30, len(frames))]
+    said = (run / "decisions.txt").read_text().splitlines()
+    assert [line.split()[1] for line in said] == ["KD", "3C"]
+    for line in said:
+        seconds, _, _, _, number = line.split()
+        assert float(seconds) == pytest.approx(int(number) / RATE, abs=1e-3)
+
+
+class Sent:
+    """The link's side the watcher's decisions go to."""
+
+    def __init__(self):
+        self.frames: list[str] = []
+
+    def card(self, code: str) -> int:
+        self.frames.append(code)
+        return len(self.frames)
+
+    def no_read(self) -> int:
+        self.frames.append("N")
+        return len(self.frames)
+
+    def fault(self, text: str | None) -> None:
+        self.frames.append(f"F {text}")

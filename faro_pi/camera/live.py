@@ -24,6 +24,7 @@ import cv2
 
 from faro_pi.camera.line import Link, open_line
 from faro_pi.camera.recognise import DeckError, Reading, Recogniser
+from faro_pi.camera.record import MINUTES, Recorder
 from faro_pi.camera.source import CameraError, FrameSource, open_source
 from faro_pi.camera.watch import CannotWatch, Seen, Watch
 from faro_pi.config import Config, load_config
@@ -34,20 +35,35 @@ log = logging.getLogger("faro_pi.camera")
 
 HELLO = "faro-camera 1.0"
 CANNOT_WATCH = {
-    "flicker": "the light flickers too fast for a card to be seen at rest: light the box "
-    "with lamps on a steady supply (no mains-driven or PWM-dimmed LEDs)",
+    "flicker": "flicker: light the box with lamps on a steady supply",
 }
-"""What each of the watcher's alarms asks of the club."""
+"""What each of the watcher's alarms asks of the club: the text of the fsp1 fault the
+table hears (its first word the watcher's), a second until the watcher can watch again.
+Mains-driven or PWM-dimmed LEDs beat with the camera's shutter."""
 
 
 def watch_frames(
-    source: FrameSource, watch: Watch, link, running: Callable[[], bool] = lambda: True
+    source: FrameSource,
+    watch: Watch,
+    link,
+    running: Callable[[], bool] = lambda: True,
+    recorder: Recorder | None = None,
 ) -> None:
-    """The camera's loop: every frame to the watcher, what it decides to the link."""
+    """The camera's loop: every frame to the watcher (and the ``recorder``), what it
+    decides to the link; and while the watcher cannot watch, a fault the table hears."""
+    fault = None
     while running():
-        seen = watch.see(source.frame())
+        frame = source.frame()
+        if recorder is not None:
+            recorder.frame(frame)
+        seen = watch.see(frame)
+        if watch.cannot != fault:
+            fault = watch.cannot
+            link.fault(None if fault is None else CANNOT_WATCH[fault])
         if seen is None:
             continue
+        if recorder is not None:
+            recorder.decision(decision(seen))
         if isinstance(seen, CannotWatch):
             log.error("camera: %s: %s", seen.why, CANNOT_WATCH[seen.why])
             continue
@@ -59,8 +75,18 @@ def watch_frames(
             log.info("camera: frame %d: %s", seq, seen.card.code)
 
 
-def run(config: Config) -> int:
-    """The live reader until SIGTERM or SIGINT; 2 for a config it cannot work with."""
+def decision(seen: Seen | CannotWatch) -> str:
+    """A decision in ``camera watch``'s words: ``KD 0.998``, ``noread``, ``alarm flicker``."""
+    if isinstance(seen, CannotWatch):
+        return f"alarm {seen.why}"
+    if seen.card is None:
+        return "noread"
+    return f"{seen.card.code} {seen.confidence:.3f}"
+
+
+def run(config: Config, record: Path | None = None, minutes: float = MINUTES) -> int:
+    """The live reader until SIGTERM or SIGINT; 2 for a config it cannot work with. With
+    ``record``, the last ``minutes`` of frames are kept there (:mod:`.record`)."""
     if config.camera.source == "none":
         log.error('camera.source is "none": set it to "csi" or "usb" to run the camera reader')
         return 2
@@ -83,11 +109,14 @@ def run(config: Config) -> int:
     try:
         source = open_source(config.camera)
         log.info("camera: watching, speaking fsp1 on %s", config.reader.port)
+        recorder = None if record is None else Recorder(record, config.camera.rate, minutes)
         try:
             watch = Watch(recogniser, rate=config.camera.rate)
-            watch_frames(source, watch, link, lambda: not stop.is_set())
+            watch_frames(source, watch, link, lambda: not stop.is_set(), recorder)
         finally:
             source.close()
+            if recorder is not None:
+                recorder.close()
     except CameraError as exc:
         log.error("camera: %s", exc)
         status = 1
