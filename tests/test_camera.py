@@ -16,7 +16,7 @@ import pytest
 
 from faro_pi.camera import finder, past, scene
 from faro_pi.camera.fusion import NONE, two_indices
-from faro_pi.camera.recognise import DECK_FILE, DeckError, Reading, Recogniser
+from faro_pi.camera.recognise import DECK_FILE, NO_CARD, DeckError, Reading, Recogniser
 from faro_pi.camera.teach import faces_of, gate
 from faro_pi.cli import main
 from faro_pi.game.cards import CARD_BY_CODE, DECK
@@ -108,7 +108,7 @@ def test_a_card_whose_ink_runs_to_its_edge_is_found_and_never_read_as_another(fa
 def test_an_empty_box_is_a_noread(recogniser):
     rng = np.random.default_rng(1)
     for size in ((640, 480), (320, 240)):
-        assert recogniser.read(scene.empty(rng, size)) == Reading(None, 0.0)
+        assert recogniser.read(scene.empty(rng, size)) == NO_CARD
 
 
 def test_a_hand_over_the_card_is_a_noread(faces, recogniser):
@@ -154,7 +154,7 @@ def test_not_a_card_takes_the_joint_head_and_the_faces_own_head_both(faces, reco
     both = dataclasses.replace(joint, heads=face.heads)
     king = CARD_BY_CODE["KS"]
     assert [recogniser.untaught(seen, pip_look).card for seen in (look, joint, face)] == [king] * 3
-    assert recogniser.untaught(both, pip_look) == Reading(None, 0.0)
+    assert recogniser.untaught(both, pip_look) == NO_CARD
 
 
 def _stills(folder, faces, codes, rng, suffix=".png"):
@@ -225,7 +225,7 @@ def test_teach_then_read_with_the_taught_deck(tmp_path, faces, capsys):
     for a, b in (("KS", "QD"), ("2H", "9C")):
         assert taught.read(scene.overlapping(faces.cards[a], faces.cards[b], rng)).card is None
     assert taught.read(scene.view(scene.back(rng), rng)).card is None
-    assert taught.read(scene.empty(rng)) == Reading(None, 0.0)
+    assert taught.read(scene.empty(rng)) == NO_CARD
     for code in ("KS", "7D", "AC"):  # the card under the hand, or a no-read: never another
         still = scene.hand(scene.view(faces.cards[code], rng), rng, cover=0.5)
         assert taught.read(still).card in (None, CARD_BY_CODE[code]), code
@@ -408,4 +408,4 @@ def test_a_blank_or_a_glare_spot_in_an_empty_box_is_a_noread(recogniser):
         assert recogniser.read(np.clip(still, 0, 255).astype(np.uint8)).card is None
     box = scene.empty(rng)
     cv2.ellipse(box, (320, 240), (70, 100), 0, 0, 360, (250, 250, 250), -1)  # a lamp's glare
-    assert recogniser.read(box) == Reading(None, 0.0)
+    assert recogniser.read(box) == NO_CARD

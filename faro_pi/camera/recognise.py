@@ -63,6 +63,15 @@ class Reading:
     """The card read, or None for a no-read."""
     confidence: float
     """0..1, calibrated: how likely the reading is right."""
+    lone: bool = True
+    """Whether the view showed one card's face, as far as the reader could tell: False
+    for no card found, two cards, or what is no card's face (a back, a hand over it). The
+    live watcher waits a moment on those before it says no-read: they are how a dealer's
+    pause mid-slide looks."""
+
+
+NO_CARD = Reading(None, 0.0, lone=False)
+"""A view that shows no lone card's face."""
 
 
 @dataclass(frozen=True)
@@ -95,7 +104,7 @@ class Taught:
         p = softmax(self.weights @ taught_features(look) + self.bias)
         best = int(np.argmax(p))
         if best == NOT_A_CARD:
-            return Reading(None, 0.0)
+            return NO_CARD
         nearest = int(np.argmax(self.prototypes @ look.embed))
         if best != nearest or look.rank[NONE] > self.gates[best] or p[best] < self.threshold:
             return Reading(None, float(p[best]))
@@ -143,7 +152,7 @@ class Recogniser:
         """The card in a whole still (BGR uint8), or a no-read."""
         cut = finder.find(image)
         if cut is None:
-            return Reading(None, 0.0)
+            return NO_CARD
         return self.read_cut(cut)
 
     def read_cut(self, cut: finder.Cut) -> Reading:
@@ -164,16 +173,18 @@ class Recogniser:
         sliding, glare on both indices)."""
         taught = self.taught.read(look)
         known = self.taught.known
-        if self.weights is None or (taught.card is None and known.all()):
+        if self.weights is None or taught is NO_CARD:
             return taught
         p = self.posterior(look, self.pip_looks([cut])[0])
+        if p is None:
+            return NO_CARD
         if taught.card is None:  # perhaps a card teach could not take: read untaught
             untaught = self.untaught_read(p)
             return (
                 untaught if untaught.card is not None and not known[untaught.card.index] else taught
             )
-        if p is None or DECK[int(np.argmax(p))] is not taught.card:
-            return Reading(None, 0.0 if p is None else taught.confidence)
+        if DECK[int(np.argmax(p))] is not taught.card:
+            return Reading(None, taught.confidence)
         return taught
 
     def untaught(self, look: Look, pip_look: PipLook | None = None) -> Reading:
@@ -183,7 +194,7 @@ class Recogniser:
             return self.untaught_read(self.posterior(look, pip_look))
         rank = int(np.argmax(look.rank))
         if rank == NONE:
-            return Reading(None, 0.0)
+            return NO_CARD
         suit = int(np.argmax(look.suit))
         confidence = agreement(look, rank, suit, self.model.witnesses)
         if confidence < self.model.threshold:
@@ -200,7 +211,7 @@ class Recogniser:
     def untaught_read(self, p: np.ndarray | None) -> Reading:
         """A card from the fused posterior ``p`` when it clears the untaught threshold."""
         if p is None:
-            return Reading(None, 0.0)
+            return NO_CARD
         best = int(np.argmax(p))
         if p[best] < self.model.threshold:
             return Reading(None, float(p[best]))

@@ -10,11 +10,11 @@ on a change.
 What the vote says, and what the shoe is told:
 - a card, read alike twice and never read as another: sent, unless it is the card sent
   last (the same card still on top after a hand passed over it);
-- anything else new that lies still for ``HOLD`` seconds (a face not read surely, two
-  cards held still, a card the finder cannot outline, a hand left over the box): a
-  no-read (the table's ``noread`` alarm: the lookout re-feeds or enters the card), never
-  a guess and never silence. A dealer's pause mid-slide is shorter, and the card is read
-  when it comes to rest;
+- a face not read surely: a no-read (the table's ``noread`` alarm: the lookout re-feeds
+  or enters the card), never a guess; and anything else new that lies still for
+  ``HOLD`` (two cards held still, a card the finder cannot outline, a hand left over
+  the box): a no-read too, never silence. A dealer's pause mid-slide is mostly shorter,
+  and the card is read when it comes to rest;
 - the empty box (dark where the last card was bright): nothing; it forgets the card sent
   last, so that the next pack's soda is sent even if it is the card the last pack ended
   on. The view of the card read last, come back after a hand passed over it: nothing;
@@ -52,10 +52,11 @@ STILL = 1
 """Frames alike after a change before the first of them is read."""
 VOTES = 3
 """The most still frames read for one card; two alike decide it sooner."""
-HOLD = 1.0
-"""Seconds something new that is not read as a card must lie still before it is a no-read:
-longer than a dealer's pause mid-slide (4–8 frames), short enough that the table hears
-of a card it cannot read before the next is drawn."""
+HOLD = 0.5
+"""Seconds something new with no lone card's face in it must lie still before it is a
+no-read (a card face read unsurely is one at once): about as long as a dealer's pause
+mid-slide (4–8 frames), short enough that the table hears of a card the finder cannot
+outline before the next is drawn (a card every 0.8 s at speed)."""
 DARK = 0.5
 """An empty box: its brightest part under this share of the last card's paper."""
 RATE = 15.0
@@ -63,9 +64,13 @@ RATE = 15.0
 FLICKER = 2.0
 """Seconds a view may go on changing in its light alone before the table hears of it."""
 LIT_CHANGED = 0.02
-"""Share of a levelled thumbnail's pixels that must change for the view to have changed:
-what levelling leaves of a flicker (a white card's paper clipped in the bright phase, a
-JPEG's blocks) stays under it, about 1 % at ±30 %; a card drawn or a hand is far over."""
+"""Share of a levelled thumbnail's pixels that must change (by ``LIT_MOVED``) for the view
+to have changed: a card drawn or a hand is far over."""
+LIT_MOVED = 30
+"""Grey levels by which a levelled thumbnail's pixel must differ to count as changed: what
+levelling leaves of a ±30 % flicker on a court's coloured face stays under 20 (a card's
+paper clipped in the bright phase, the JPEG), while a card sliding moves its edges and
+pips by 60 and more, to its last smeared frame."""
 LIT = 4
 """Frames in a row changing in their light alone before the watcher compares them levelled."""
 LIGHT_REACH = 3.0
@@ -128,9 +133,9 @@ def relit(b: np.ndarray, a: np.ndarray) -> np.ndarray:
     return np.clip(level * near - 1.0, 0, 255).astype(np.uint8)
 
 
-def changed(a: np.ndarray, b: np.ndarray) -> int:
-    """How many pixels of two thumbnails differ by ``MOVED`` or more."""
-    _, moved = cv2.threshold(cv2.absdiff(a, b), MOVED, 255, cv2.THRESH_BINARY)
+def changed(a: np.ndarray, b: np.ndarray, by: int = MOVED) -> int:
+    """How many pixels of two thumbnails differ by more than ``by`` grey levels."""
+    _, moved = cv2.threshold(cv2.absdiff(a, b), by, 255, cv2.THRESH_BINARY)
     return cv2.countNonZero(moved)
 
 
@@ -138,7 +143,7 @@ def differs(a: np.ndarray, b: np.ndarray, level: bool = False) -> bool:
     """Whether two thumbnails show a different view (see ``MOVED`` and ``CHANGED``); with
     ``level``, the light's flicker aside (see ``LIT_CHANGED``)."""
     if level:
-        return changed(a, levelled(b, a)) > LIT_CHANGED * a.size
+        return changed(a, levelled(b, a), LIT_MOVED) > LIT_CHANGED * a.size
     return changed(a, b) > CHANGED * a.size
 
 
@@ -286,21 +291,22 @@ class Watch:
 
     def _verdict(self, small: np.ndarray):
         """The vote so far: a card, None (a no-read), ABSENT (nothing to say), or _WAIT
-        for another frame."""
+        for another frame. A face read unsurely is a no-read at once; a view with no lone
+        face in it (``present`` finds none, or the reader sees two cards or none) only
+        once it has lain still ``hold`` frames: a dealer's pause mid-slide is shorter."""
         readings = self._readings
         cards = [r.card for r in readings if r is not ABSENT and r.card is not None]
-        absent = sum(r is ABSENT for r in readings)
+        lone = [r for r in readings if r is not ABSENT and r.lone]
         if cards and len(set(cards)) == 1 and len(cards) >= 2:
             return cards[0]
-        if absent >= 2 or (absent and len(readings) >= self.votes and not cards):
+        if len(readings) - len(lone) >= 2 or (len(readings) >= self.votes and not lone):
             if self._empty(small):
                 self.last, self._read_last = None, False
                 return ABSENT
             if self._looked is not None and not differs(small, self._looked, self._levelling):
                 return ABSENT  # the view voted on last, back after something passed over it
-        elif len(readings) < self.votes:
-            return _WAIT
-        return None if self._run >= self.hold else _WAIT
+            return None if self._run >= self.hold else _WAIT
+        return None if len(readings) >= self.votes else _WAIT
 
     def _empty(self, small: np.ndarray) -> bool:
         """Whether the box is empty: dark where the last card was bright."""
