@@ -22,6 +22,10 @@ KINDS = (
 card being drawn off the next (smeared), the top card held still 25–65 % off the next,
 glare on both index corners, a card's back, an empty box with a glare spot on its floor,
 light ×0.3 and ×2.0, a card turned up to 15° and up to 20 % off centre."""
+NO_CARD = ("back", "empty_glare")
+"""Kinds that show no card's face: any card read is wrong."""
+TWO = ("sliding", "two_cards")
+"""Kinds that show two cards: reading either is fair, a third card is wrong."""
 
 
 def view(

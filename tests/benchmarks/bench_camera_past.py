@@ -29,8 +29,6 @@ from tests import decks
 from training import designs
 
 WORKERS = min(2, os.cpu_count() or 1)
-NO_CARD = ("back", "empty_glare")
-TWO = ("sliding", "two_cards")
 
 
 def tally(recogniser: Recogniser, faces: dict, rng, views: int) -> dict:
@@ -42,7 +40,7 @@ def tally(recogniser: Recogniser, faces: dict, rng, views: int) -> dict:
             top, below = (codes[i] for i in rng.choice(len(codes), 2, replace=False))
             still = past.view(kind, faces[top], faces[below], rng)
             card = recogniser.read(still).card
-            fair = () if kind in NO_CARD else (top, below) if kind in TWO else (top,)
+            fair = () if kind in past.NO_CARD else (top, below) if kind in past.TWO else (top,)
             if card is None:
                 counts[kind]["noread"] += 1
             elif card.code in fair:
