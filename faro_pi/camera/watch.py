@@ -212,13 +212,19 @@ class Watch:
         if decided:
             return None
         self._run += 1
-        if self._run == 1 and self._read_last and not differs(small, self._looked, self._levelling):
+        if self._run == 1 and self._back_to_last(small):
             self._run = -1  # back to the card read last: a hand passed, nothing was put down
             return None
         if self._run < self.still:
             return None
         # the first still frame is read as well as this one: the vote is a frame sooner
         return self._vote([previous, frame] if self._run == self.still else [frame], small)
+
+    def _back_to_last(self, small: np.ndarray) -> bool:
+        """Whether a view come to rest is the card read surely last, not to be read again.
+        Never said under a flickering lamp: levelling each row's and column's light can
+        make two sparse faces (an ace, a three) look alike, so the card is read again."""
+        return self._read_last and not self._levelling and not differs(small, self._looked)
 
     @property
     def cannot(self) -> str | None:
@@ -303,7 +309,11 @@ class Watch:
             if self._empty(small):
                 self.last, self._read_last = None, False
                 return ABSENT
-            if self._looked is not None and not differs(small, self._looked, self._levelling):
+            if (
+                self._looked is not None
+                and not self._levelling
+                and not differs(small, self._looked)
+            ):
                 return ABSENT  # the view voted on last, back after something passed over it
             return None if self._run >= self.hold else _WAIT
         return None if len(readings) >= self.votes else _WAIT

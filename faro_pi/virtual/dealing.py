@@ -121,10 +121,12 @@ def deal(
     scene_name: str,
     rng: np.random.Generator,
     size=(640, 480),
+    draws: int | None = None,
 ) -> Deal:
     """The frames of ``order`` dealt off the box, the soda first, with ``scene_name``'s
     nuisance (one of ``SCENES``) on about a third of the draws (on every frame for
-    ``flicker``)."""
+    ``flicker``). With ``draws``, only the soda and that many draws: the same frames as
+    the whole deal's first ones."""
     if scene_name not in SCENES:
         raise ValueError(f"no scene {scene_name!r}: one of {', '.join(SCENES)}")
     box = Box(faces, rng, size)
@@ -140,7 +142,7 @@ def deal(
     poses = [box.pose() for _ in order]
     out.tops.append(order[0]), out.starts.append(len(out.frames))
     show(box.view([(order[0], poses[0], 0)]), int(rng.integers(*REST)))
-    for i in range(1, len(order)):
+    for i in range(1, len(order) if draws is None else min(len(order), draws + 1)):
         below, top = order[i], order[i - 1]
         under = (below, poses[i], 0.0)
         out.tops.append(below), out.starts.append(len(out.frames))
