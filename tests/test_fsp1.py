@@ -374,6 +374,14 @@ def test_a_card_journaled_just_before_a_restart_is_not_journaled_again():
     assert link.decide(CardFrame(7, KD)) == REPEAT
 
 
+def test_a_heartbeat_says_how_many_frames_sent_never_reached_the_journal():
+    assert Receiver(None).unheard(6) == 0  # a fresh journal knows of none
+    assert Receiver(3).unheard(3) == 0
+    assert Receiver(3).unheard(6) == 3
+    assert Receiver(3).unheard(1) == 0  # behind: a stale reader, alarmed at its next frame
+    assert Receiver(65535).unheard(1) == 2
+
+
 def test_only_sequenced_frames_are_decided_and_stored_numbers_must_fit():
     with pytest.raises(TypeError):
         Receiver(1).decide(Heartbeat(1))

@@ -89,6 +89,24 @@ async def test_a_reader_that_cannot_read_is_heard_in_its_own_words_until_it_read
     fsp1.close()
 
 
+async def test_a_heartbeat_past_the_journal_is_a_gap_raised_once():
+    """Frames the reader sent that never reached the journal (another host took them while
+    the daemon was away) show in its heartbeat's number: the table must check its cards."""
+    owner = Owner()
+    fsp1, _ = shoe(owner)
+    fsp1.received(Hello(0, "faro-camera 1.0").to_bytes())
+    for seq in (1, 2, 3):
+        fsp1.received(CardFrame(seq, parse_card(f"{seq + 1}H")).to_bytes())
+    fsp1.received(Heartbeat(3).to_bytes())
+    assert owner.alarms == []
+    for _ in range(3):  # once a second: one alarm
+        fsp1.received(Heartbeat(6).to_bytes())
+    gaps = [a for a in owner.alarms if a.kind == "gap"]
+    assert len(gaps) == 1 and "3 reading(s) after frame 3" in gaps[0].text
+    assert len(owner.readings) == 3
+    fsp1.close()
+
+
 async def test_a_stale_frame_is_alarmed_though_a_gap_alarm_stands():
     owner = Owner()
     fsp1, port = shoe(owner)

@@ -316,6 +316,15 @@ class Receiver:
             return Decision(Action.APPLY, missed=ahead - 1)
         return Decision(Action.STALE)
 
+    def unheard(self, seq: int) -> int:
+        """How many frames a reader that says its last was ``seq`` (a heartbeat's or a
+        fault's number) sent that never reached the journal: 0 when it is the journal's
+        last, behind it, or the journal is fresh."""
+        if self.last is None:
+            return 0
+        ahead = (seq - self.last) % SEQ_MOD
+        return ahead if ahead < SEQ_MOD // 2 else 0
+
     def committed(self, frame: CardFrame | NoRead | Hello) -> None:
         """Records that ``frame`` is journaled; a repeat or a stale frame changes nothing."""
         action = self.decide(frame).action

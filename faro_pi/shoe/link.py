@@ -26,6 +26,7 @@ from faro_pi.shoe.fsp1 import (
     CardFrame,
     Fault,
     FrameParser,
+    Heartbeat,
     Hello,
     NoRead,
     PlainParser,
@@ -246,6 +247,8 @@ class Fsp1Shoe:
         """Bytes since the last whole frame that made none."""
         self.fault: str | None = None
         """What the reader said it cannot do, while it says so (``F`` frames)."""
+        self._unheard_said: int | None = None
+        """The heartbeat's number a gap was last raised for: once, not every second."""
 
     def attach(self, port: ReaderPort) -> None:
         self.port = port
@@ -277,6 +280,8 @@ class Fsp1Shoe:
                 self._faulty(frame.text if isinstance(frame, Fault) else None)
                 if isinstance(frame, CardFrame | NoRead | Hello):
                     self._frame(frame)
+                elif isinstance(frame, Heartbeat | Fault):
+                    self._last_sent(frame.seq)
         except JournalError:
             return  # the daemon has said why in one line and is stopping; nothing is acknowledged
 
@@ -290,6 +295,24 @@ class Fsp1Shoe:
             if self.table.has_alarm("lost"):
                 log.info("reader: heard again")
                 self.table.submit(Clear("lost"))
+
+    def _last_sent(self, seq: int) -> None:
+        """A heartbeat names the reader's last frame sent: past the journal's last, frames
+        went somewhere else (acknowledged by another host while the daemon was away) or
+        were lost, and the table must check its cards."""
+        unheard = self.receiver.unheard(seq)
+        if not unheard or seq == self._unheard_said:
+            return
+        self._unheard_said = seq
+        last = self.receiver.last
+        log.warning("reader: says it sent frame %d, the journal's last is %s", seq, last)
+        self.table.submit(
+            Alarm(
+                "gap",
+                f"the reader sent {unheard} reading(s) after frame {last} that never reached "
+                "the journal: check the cards against the case keeper",
+            )
+        )
 
     def _faulty(self, why: str | None) -> None:
         """The reader says it cannot read cards (``why``), or no longer does (None): the
