@@ -22,8 +22,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import serial
 
-from faro_pi.camera.line import Link, SerialLine, SocketLine, open_line
+from faro_pi.camera import line as camera_line
+from faro_pi.camera import live
+from faro_pi.camera.line import LineBusy, Link, SerialLine, SocketLine, UnixLine, open_line
 from faro_pi.camera.live import watch_frames
 from faro_pi.camera.recognise import Reading
 from faro_pi.camera.source import CameraError, StillSource
@@ -40,6 +43,7 @@ from faro_pi.shoe.fsp1 import (
     Receiver,
     ack,
 )
+from faro_pi.shoe.urls import protocol_unix
 from tests.conftest import CONFIG, daemon_on, shuffled, until
 from tests.ports import free_port
 
@@ -404,11 +408,84 @@ def test_the_daemon_restarting_loses_nothing_the_camera_read_meanwhile(tmp_path)
     assert alarms == []  # no gap: the numbers ran on, and nothing was sent twice
 
 
-def test_a_camera_reader_that_cannot_listen_says_where_and_why():
+def test_a_port_another_program_holds_is_busy_and_the_camera_waits_for_it(tmp_path):
     with socket.create_server(("127.0.0.1", 0)) as taken:
         url = f"socket://127.0.0.1:{taken.getsockname()[1]}"
-        with pytest.raises(OSError, match="cannot listen there"):
+        with pytest.raises(LineBusy, match="another program listens there"):
             open_line(url, 115200, time.monotonic)
+    path = tmp_path / "reader.sock"
+    held = open_line(f"unix://{path}", 115200, time.monotonic)
+    config = load_config(unix_config(tmp_path, path), environ={})
+    stop, got = threading.Event(), []
+    waiting = threading.Thread(target=lambda: got.append(live._listen(config, stop)))
+    waiting.start()  # a reader already listens: this one waits, it does not exit
+    waiting.join(0.5)
+    assert waiting.is_alive()
+    held.close()  # the other reader stops: this one takes the line
+    waiting.join(30)
+    assert isinstance(got[0], UnixLine)
+    got[0].close()
+
+
+def unix_config(folder: Path, path: Path) -> Path:
+    text = CONFIG.format(port=f"unix://{path}", protocol="fsp1", heartbeat_timeout=3.5)
+    (folder / "config.toml").write_text(text + '\n[camera]\nsource = "usb"\n')
+    return folder / "config.toml"
+
+
+def test_a_pack_from_the_camera_reaches_the_daemon_over_the_camera_services_socket(tmp_path):
+    path = tmp_path / "reader.sock"
+    config = load_config(unix_config(tmp_path, path), environ={})
+    box, order = Box(), shuffled(7)
+    line = open_line(config.reader.port, config.reader.baud, time.monotonic)
+    assert isinstance(line, UnixLine) and oct(path.stat().st_mode & 0o777) == "0o600"
+    link = Link(line, "faro-camera test", time.monotonic, retry=0.05)
+    source = StillSource(deal(box, order))
+
+    def camera() -> None:
+        with contextlib.suppress(CameraError):
+            watch_frames(source, Watch(Marks(), present), link)
+
+    async def scenario() -> None:
+        async with daemon_on(config) as daemon:
+            with serving(link):
+                threading.Thread(target=camera, daemon=True).start()
+                await until(daemon, lambda t: t.pack.complete, timeout=30)
+                assert [c.code for c in daemon.table.pack.exposed] == order
+                assert daemon.table.alarms == []
+
+    asyncio.run(scenario())
+    assert not path.exists()  # the camera's socket goes with it
+
+
+def test_only_the_tables_user_may_be_the_reader_or_read_it(tmp_path, monkeypatch):
+    """The daemon asks who listens on the camera's socket, and the camera who connects
+    (SO_PEERCRED): a program running as anyone but the table's user is refused either
+    way, so it can neither pose as the shoe nor take the camera's cards."""
+    path = tmp_path / "reader.sock"
+    squatter = UnixLine(str(path))  # a listener; as another user, to the daemon below
+    monkeypatch.setattr(protocol_unix, "own_uid", lambda: os.geteuid() + 1)
+    with pytest.raises(serial.SerialException, match="not the camera reader, refused"):
+        serial.serial_for_url(f"unix://{path}", timeout=0)
+    monkeypatch.undo()
+    intruder = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    intruder.connect(str(path))
+    monkeypatch.setattr(camera_line, "own_uid", lambda: os.geteuid() + 1)
+    assert squatter.readable() is None  # turned away: nothing of it is read
+    intruder.settimeout(5)
+    assert intruder.recv(100) == b""
+    intruder.close()
+    squatter.close()
+
+
+def test_a_socket_file_left_by_a_killed_reader_is_taken_over(tmp_path):
+    path = tmp_path / "reader.sock"
+    dead = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    dead.bind(str(path))  # bound and never listening: what a killed reader leaves
+    dead.close()
+    line = open_line(f"unix://{path}", 115200, time.monotonic)
+    assert isinstance(line, UnixLine)
+    line.close()
 
 
 def test_what_the_watcher_decides_is_what_the_link_sends():

@@ -6,12 +6,16 @@ Pico's firmware runs; :class:`Link` only moves its bytes, as the firmware's loop
 The line is one of two, chosen by the config's ``reader.port`` (the daemon's own key, so
 both ends name one place):
 
-- ``socket://127.0.0.1:PORT``: the camera on the table's own Pi. The reader listens on
-  that loopback address and the daemon connects to it with pySerial's own ``socket://``
-  handler, as it would open a serial port: the daemon and its unit stay as they are (its
-  unit already allows loopback TCP), and either may restart without the other. The first
-  connection holds the line; another is closed at once, as the daemon's exclusive lock
-  on a serial port would keep a second daemon out.
+- ``unix:///run/faro-pi-camera/reader.sock``: the camera on the table's own Pi. The
+  reader listens on a Unix socket in its service's runtime folder, which only the
+  table's user reaches, and the daemon connects to it through the table's own pySerial
+  handler (:mod:`faro_pi.shoe.urls.protocol_unix`), as it would open a serial port;
+  each end asks who the other runs as (``SO_PEERCRED``) and turns away anyone but the
+  table's user, so no other program can pose as the camera or take its cards. Either
+  may restart without the other. The first connection holds the line; another is
+  closed at once, as the daemon's exclusive lock on a serial port keeps a second out.
+- ``socket://127.0.0.1:PORT``: the same on a loopback TCP port, which any program on
+  the machine can reach or bind first: for the simulator and tests, never a table.
 - a device path (``/dev/ttyGS0``): the camera on a board of its own at the shoe (a Zero
   2 W with USB gadget serial), cabled to the table's Pi like the Pico; it is opened
   again whenever it goes (the cable pulled).
@@ -33,8 +37,10 @@ from typing import Protocol
 from urllib.parse import urlsplit
 
 import serial
+from serial.serialutil import SerialException
 
 from faro_pi.shoe.fsp1_reader import CAPACITY, Sender
+from faro_pi.shoe.urls.protocol_unix import own_uid, path_of, peer_uid
 
 log = logging.getLogger("faro_pi.camera.line")
 
@@ -119,6 +125,79 @@ class SocketLine:
         self._server.close()
 
 
+class LineBusy(OSError):
+    """The line's socket is held by a reader already listening there: wait, and try again."""
+
+
+class UnixLine(SocketLine):
+    """A Unix socket the daemon connects to (``reader.port = "unix:///PATH"``), in the
+    camera service's runtime folder, which only the table's user can reach. Whoever
+    connects must run as this process's own user (``SO_PEERCRED``), the daemon's: anyone
+    else is turned away, so no other program can take the camera's cards and acknowledge
+    them. A socket file no one listens on (left by a reader that was killed) is taken
+    over; one a reader listens on is :class:`LineBusy`."""
+
+    def __init__(self, path: str):
+        self.path = path
+        if os.path.exists(path):
+            probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            try:
+                probe.connect(path)
+            except ConnectionRefusedError:
+                os.unlink(path)  # left by a reader that is gone
+            except OSError:
+                pass
+            else:
+                raise LineBusy(errno.EADDRINUSE, f"{path}: another camera reader listens there")
+            finally:
+                probe.close()
+        self._server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self._server.bind(path)
+        os.chmod(path, 0o600)
+        self._server.listen(4)
+        self._server.setblocking(False)
+        self.address = path
+        self._peer = None
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                peer, _ = self._server.accept()
+            except BlockingIOError:
+                return
+            uid = peer_uid(peer)
+            if uid != own_uid():
+                log.warning("camera: refused a connection from user %d: only the daemon", uid)
+                peer.close()
+            elif self._peer is not None:
+                peer.close()  # the line is held: a second daemon waits, as at a serial port
+            else:
+                peer.setblocking(False)
+                self._peer = peer
+                log.info("camera: the daemon connected on %s", self.path)
+
+    def readable(self) -> bytes | None:
+        self._accept()
+        if self._peer is None:
+            return None
+        try:
+            data = self._peer.recv(4096)
+        except BlockingIOError:
+            return None
+        except OSError:
+            data = b""
+        if not data:
+            log.info("camera: the daemon went away; listening on %s", self.path)
+            self._drop()
+            return None
+        return data
+
+    def close(self) -> None:
+        super().close()
+        with contextlib.suppress(OSError):
+            os.unlink(self.path)
+
+
 class SerialLine:
     """A serial device to the table's Pi (USB gadget serial on the camera's own board)."""
 
@@ -174,7 +253,13 @@ class SerialLine:
 
 
 def open_line(url: str, baud: int, clock) -> SocketLine | SerialLine:
-    """The line ``reader.port`` names: a ``socket://HOST:PORT`` to listen on, or a device."""
+    """The line ``reader.port`` names: a ``unix:///PATH`` or ``socket://HOST:PORT`` to
+    listen on, or a device. A socket another reader listens on is :class:`LineBusy`."""
+    if url.startswith("unix:"):
+        try:
+            return UnixLine(path_of(url))
+        except SerialException as exc:
+            raise ValueError(str(exc)) from None
     if url.startswith("socket://"):
         parts = urlsplit(url)
         if not parts.hostname or parts.port is None:
@@ -182,8 +267,9 @@ def open_line(url: str, baud: int, clock) -> SocketLine | SerialLine:
         try:
             return SocketLine(parts.hostname, parts.port)
         except OSError as exc:
-            why = "in use" if exc.errno == errno.EADDRINUSE else exc.strerror
-            raise OSError(exc.errno, f"{url}: cannot listen there ({why})") from exc
+            if exc.errno == errno.EADDRINUSE:
+                raise LineBusy(exc.errno, f"{url}: another program listens there") from exc
+            raise OSError(exc.errno, f"{url}: cannot listen there ({exc.strerror})") from exc
     return SerialLine(url, baud, clock)
 
 

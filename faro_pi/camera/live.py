@@ -22,7 +22,7 @@ from pathlib import Path
 
 import cv2
 
-from faro_pi.camera.line import Link, open_line
+from faro_pi.camera.line import LineBusy, Link, open_line
 from faro_pi.camera.recognise import DeckError, Reading, Recogniser
 from faro_pi.camera.record import MINUTES, Recorder
 from faro_pi.camera.source import CameraError, FrameSource, open_source
@@ -93,15 +93,17 @@ def run(config: Config, record: Path | None = None, minutes: float = MINUTES) ->
     if config.reader.protocol != "fsp1":
         log.error('the camera reader speaks fsp1: set reader.protocol = "fsp1"')
         return 2
-    try:
-        recogniser = Recogniser.load(config.camera.deck)
-        line = open_line(config.reader.port, config.reader.baud, time.monotonic)
-    except (DeckError, OSError, ValueError) as exc:
-        log.error("%s", exc)
-        return 2
     stop = threading.Event()
     for signum in (signal.SIGTERM, signal.SIGINT):
         signal.signal(signum, lambda *_: stop.set())
+    try:
+        recogniser = Recogniser.load(config.camera.deck)
+        line = _listen(config, stop)
+    except (DeckError, OSError, ValueError) as exc:
+        log.error("%s", exc)
+        return 2
+    if line is None:
+        return 0
     link = Link(line, HELLO, time.monotonic)
     serving = threading.Thread(target=link.serve, args=(stop,), name="fsp1", daemon=True)
     serving.start()
@@ -125,6 +127,26 @@ def run(config: Config, record: Path | None = None, minutes: float = MINUTES) ->
         serving.join(5)
         link.close()
     return status
+
+
+BUSY_RETRY = 2.0
+"""Seconds between tries at a line another program holds."""
+
+
+def _listen(config: Config, stop: threading.Event):
+    """The line ``reader.port`` names, once no other reader holds it (None if stopped
+    first): a socket in use is waited for, not a reason to give up, since a reader that
+    exits is not restarted for a configuration error."""
+    said = False
+    while not stop.is_set():
+        try:
+            return open_line(config.reader.port, config.reader.baud, time.monotonic)
+        except LineBusy as exc:
+            if not said:
+                log.warning("camera: %s; trying again every %g s", exc, BUSY_RETRY)
+                said = True
+            stop.wait(BUSY_RETRY)
+    return None
 
 
 class BoxTeacher:

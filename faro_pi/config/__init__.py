@@ -62,7 +62,8 @@ class ReaderConfig:
 
     port: str = declare(REQUIRED,
                         "Serial port of the card reader in the shoe, e.g. `/dev/faro-reader`; "
-                        "`socket://127.0.0.1:PORT` where the camera reader listens.")
+                        "`unix:///run/faro-pi-camera/reader.sock` where the camera reader "
+                        "listens.")
     protocol: str = declare("fsp1", "Line protocol the reader's firmware speaks.",
                             choices=("fsp1", "plain"))
     baud: int = declare(115200, "Serial speed in bits per second; must match the firmware.",

@@ -14,6 +14,7 @@ import serial
 
 from faro_pi.config import Config
 from faro_pi.doctor.check import SERVICE_STOPPED, Check, one_line, verdicts
+from faro_pi.shoe import urls
 from faro_pi.shoe.fsp1 import CardFrame, Fault, FrameParser, Heartbeat, Hello, NoRead
 
 
@@ -32,8 +33,10 @@ def check_reader(config: Config, timeout: float) -> Check:
         port = serial.serial_for_url(reader.port, baudrate=reader.baud, timeout=0.1)
     except (serial.SerialException, OSError, ValueError) as exc:
         fix = _PORT_FIXES.get(getattr(exc, "errno", None), "check reader.port")
-        if reader.port.startswith("socket://"):  # the camera reader listens there
+        if reader.port.startswith(("socket://", "unix:")):  # the camera reader listens there
             fix = "start the camera reader: sudo systemctl start faro-pi-camera"
+            if "not the camera reader" in str(exc):
+                fix = "find what holds it (sudo ss -xlp) and stop it: only the camera may read"
         return failed(f"{reader.port} does not open ({one_line(str(exc))})", fix)
     with port:
         if reader.protocol != "fsp1":
@@ -42,6 +45,8 @@ def check_reader(config: Config, timeout: float) -> Check:
             )
         return _listen(port, config, timeout)
 
+
+urls.register()
 
 _DIALOUT = "run as a member of group dialout (sudo -u faro-pi ...; the service has it)"
 _PORT_FIXES = {errno.EACCES: _DIALOUT, errno.EPERM: _DIALOUT, errno.EBUSY: SERVICE_STOPPED}

@@ -21,6 +21,7 @@ import serial
 
 from faro_pi.exc import JournalError
 from faro_pi.game.events import Alarm, CardDrawn, Clear
+from faro_pi.shoe import urls
 from faro_pi.shoe.fsp1 import (
     Action,
     CardFrame,
@@ -35,6 +36,7 @@ from faro_pi.shoe.fsp1 import (
 )
 
 log = logging.getLogger("faro_pi.shoe.link")
+urls.register()
 
 BACKOFF_FIRST, BACKOFF_MAX = 0.1, 2.0
 NOISE = 512
