@@ -80,9 +80,12 @@ def main(views: int = 20) -> None:
             for mode, result in (("untaught", unseen), ("taught", taught)):
                 for wrong in result["wrongs"]:
                     print(f"  {name} {mode} wrong: {wrong}")
+                mine = {key: 0 for key in ("right", "wrong", "noread")}
                 for kind, counts in result["counts"].items():
                     for key, n in counts.items():
                         total[mode][kind][key] += n
+                        mine[key] += n
+                print(line(f"{name} {mode}", mine), flush=True)
     for mode in ("untaught", "taught"):
         for kind in past.KINDS:
             print(line(f"{mode} {kind}", total[mode][kind]))
