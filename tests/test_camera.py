@@ -8,13 +8,16 @@ training renders its own; the stills come from the camera's model, scene.view.
 from __future__ import annotations
 
 import dataclasses
+import os
 import re
+import struct
+import zlib
 
 import cv2
 import numpy as np
 import pytest
 
-from faro_pi.camera import finder, past, scene
+from faro_pi.camera import finder, images, past, scene
 from faro_pi.camera.fusion import NONE, two_indices
 from faro_pi.camera.recognise import DECK_FILE, NO_CARD, DeckError, Reading, Recogniser
 from faro_pi.camera.teach import faces_of, gate
@@ -409,3 +412,48 @@ def test_a_blank_or_a_glare_spot_in_an_empty_box_is_a_noread(recogniser):
     box = scene.empty(rng)
     cv2.ellipse(box, (320, 240), (70, 100), 0, 0, 360, (250, 250, 250), -1)  # a lamp's glare
     assert recogniser.read(box) == NO_CARD
+
+
+def png_claiming(width: int, height: int) -> bytes:
+    """A PNG file whose header claims ``width``×``height``: a few bytes on the disk."""
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return (
+            struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+        )
+
+    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    pixels = zlib.compress(b"\0" * 64)
+    return (
+        b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", pixels) + chunk(b"IEND", b"")
+    )
+
+
+def test_an_image_file_is_looked_at_before_it_is_decoded(tmp_path, faces, capsys):
+    """A PNG claiming 60000×60000 pixels, a FIFO named like a card and a file that is no
+    image are each refused in one line, and the files after them are read."""
+    huge = tmp_path / "huge.png"
+    huge.write_bytes(png_claiming(60000, 60000))
+    fifo = tmp_path / "KH.png"
+    os.mkfifo(fifo)
+    good = tmp_path / "QH.jpg"
+    cv2.imwrite(str(good), scene.view(faces.cards["QH"], np.random.default_rng(3), nominal=True))
+    assert main(["camera", "read", str(huge), str(fifo), str(good)]) == 1
+    captured = capsys.readouterr()
+    assert "huge.png: 3600000000 pixels, more than an image of a card needs" in captured.err
+    assert "KH.png: not a regular file" in captured.err
+    assert captured.out.startswith(f"{good} ")
+    with pytest.raises(images.ImageError, match="not a regular file"):
+        images.read_face(fifo)  # what teach and the simulator read faces with: no hang
+    tall = tmp_path / "tall.png"
+    tall.write_bytes(png_claiming(8000, 8000))  # under Pillow's own bound, over ours
+    with pytest.raises(images.ImageError, match="8000×8000 pixels, more than"):
+        images.read_face(tall)
+
+
+def test_a_face_bigger_than_the_reader_needs_is_scaled_down_as_it_is_read(tmp_path, faces):
+    big = cv2.resize(faces.cards["9D"], (1500, 2100), interpolation=cv2.INTER_CUBIC)
+    path = tmp_path / "9D.png"
+    cv2.imwrite(str(path), big[..., [2, 1, 0, 3]])
+    face = images.read_face(path)
+    assert face.shape == (images.FACE_HEIGHT, round(1500 * images.FACE_HEIGHT / 2100), 4)

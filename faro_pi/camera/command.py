@@ -98,8 +98,7 @@ def _views(text: str) -> int:
 
 def read(images: list[str], deck: str | None, out=None) -> int:
     out = out or sys.stdout
-    import cv2
-
+    from faro_pi.camera import images as stills
     from faro_pi.camera.recognise import DeckError, Recogniser
 
     try:
@@ -109,13 +108,10 @@ def read(images: list[str], deck: str | None, out=None) -> int:
         return 2
     status = 0
     for name in images:
-        if not Path(name).is_file():  # before OpenCV, which warns on stderr in its own words
-            print(f"faro-pi camera read: {name}: no such file", file=sys.stderr)
-            status = 1
-            continue
-        image = cv2.imread(name, cv2.IMREAD_COLOR)
-        if image is None:
-            print(f"faro-pi camera read: {name}: not an image file", file=sys.stderr)
+        try:
+            image = stills.read(name)
+        except stills.ImageError as exc:
+            print(f"faro-pi camera read: {exc}", file=sys.stderr)
             status = 1
             continue
         reading = recogniser.read(image)

@@ -387,14 +387,7 @@ def overlapping(
 
 
 def read_face(path) -> np.ndarray:
-    """A face image file as RGBA uint8 (opaque when the file has no alpha)."""
-    image = cv2.imread(str(path), cv2.IMREAD_UNCHANGED)
-    if image is None:
-        raise ValueError(f"{path}: not an image file OpenCV can read")
-    if image.dtype != np.uint8:
-        image = (image / 257).astype(np.uint8)
-    if image.ndim == 2:
-        image = cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
-    if image.shape[2] == 3:
-        image = np.dstack([image, np.full(image.shape[:2], 255, np.uint8)])
-    return image[..., [2, 1, 0, 3]]
+    """A face image file as RGBA uint8 (:func:`faro_pi.camera.images.read_face`)."""
+    from faro_pi.camera import images
+
+    return images.read_face(path)

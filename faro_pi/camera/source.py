@@ -24,6 +24,7 @@ from typing import Protocol
 import cv2
 import numpy as np
 
+from faro_pi.camera import images
 from faro_pi.exc import FaroError
 
 
@@ -60,10 +61,10 @@ class StillSource:
             raise NoMoreFrames("no more frames") from None
         if isinstance(item, np.ndarray):
             return item
-        image = cv2.imread(str(item), cv2.IMREAD_COLOR)
-        if image is None:
-            raise CameraError(f"{item}: not an image file OpenCV can read")
-        return image
+        try:
+            return images.read(item)
+        except images.ImageError as exc:
+            raise CameraError(str(exc)) from None
 
     def close(self) -> None:
         self._frames = iter(())
