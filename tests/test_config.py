@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import os
 import tomllib
 from pathlib import Path
 
@@ -185,7 +186,7 @@ MISTAKES = [
     (M + '[display]\ndriver = "ssd1305"\n', "display.driver", 'is not one of "ssd1306", "sh1106"'),
     (M + "[display]\nrotate = 1\n", "display.rotate", "1 is not one of 0, 2"),
     (M + '[gpio]\npin_factory = "pigpio"\n', "gpio.pin_factory", '"pigpio" is not one of "lgpio"'),
-    (M + "heartbeat_timeout = 0\n", "reader.heartbeat_timeout", "0.0 is out of range (> 0)"),
+    (M + "heartbeat_timeout = 0\n", "reader.heartbeat_timeout", "0.0 is out of range (2..600)"),
     (M + "heartbeat_timeout = inf\n", "reader.heartbeat_timeout", "inf is not a finite number"),
     (M + "[leds]\nbrightness = nan\n", "leds.brightness", "nan is not a finite number"),
     (M + "[buttons]\nbounce = 30\n", "buttons.bounce", "30.0 is out of range (0..1)"),
@@ -430,3 +431,45 @@ def test_an_spi_driver_refuses_the_chain_off_spi0s_pins(driver):
     )
     caught = error(MINIMAL + f'[leds]\ndriver = "{driver}"\n[buttons]\nundo = 9\n')
     assert str(caught).startswith("config.toml: buttons.undo: GPIO 9 is SPI0 MISO")
+
+
+def test_only_a_regular_config_file_of_a_sane_size_is_read(tmp_path):
+    """/dev/zero grew without end and a FIFO hung; arrays nested 3,000 deep gave a
+    RecursionError traceback: each is one line now."""
+    fifo = tmp_path / "config.toml"
+    os.mkfifo(fifo)
+    with pytest.raises(ConfigError, match="not a regular file"):
+        load_config(fifo, environ={})
+    with pytest.raises(ConfigError, match="not a regular file"):
+        load_config("/dev/zero", environ={})
+    big = tmp_path / "big.toml"
+    big.write_text(MINIMAL + "# " + "x" * 300_000 + "\n")
+    with pytest.raises(ConfigError, match="a config is under 256 KB"):
+        load_config(big, environ={})
+    deep = "[reader]\nport = " + "[" * 3000 + "]" * 3000 + "\n"
+    with pytest.raises(ConfigError, match="nested too deeply"):
+        parse_config(deep)
+
+
+@pytest.mark.parametrize(
+    ("port", "why"),
+    [
+        ("/dev/tty\0USB0", "control character"),
+        ("socket://127.0.0.1", "socket://HOST:PORT, both given"),
+        ("socket://:7711", "socket://HOST:PORT, both given"),
+        ("socket://127.0.0.1:99999", "socket://HOST:PORT, both given"),
+        ("unix://run/faro.sock", "unix:///PATH, the path absolute"),
+    ],
+)
+def test_a_reader_port_no_reader_can_be_at_is_refused_not_retried_for_ever(port, why):
+    with pytest.raises(ConfigError, match=why) as refused:
+        parse_config(f'[reader]\nport = "{port.replace(chr(0), chr(92) + "u0000")}"\n')
+    assert refused.value.key == "reader.port"
+
+
+def test_a_heartbeat_timeout_a_healthy_reader_would_flap_is_refused():
+    """A reader speaks every second: under two seconds of silence, a healthy one would
+    raise and clear the lost alarm all night (39 rows in 20 s at 0.5)."""
+    with pytest.raises(ConfigError, match="heartbeat_timeout"):
+        parse_config(MINIMAL + "heartbeat_timeout = 0.5\n")
+    assert parse_config(MINIMAL + "heartbeat_timeout = 2.0\n").reader.heartbeat_timeout == 2.0

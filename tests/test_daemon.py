@@ -220,7 +220,7 @@ def test_a_journal_folder_it_cannot_write_stops_the_start_and_says_why(tmp_path)
 
 
 async def test_a_silent_reader_is_reported_lost_and_the_alarm_clears_when_it_speaks(tmp_path):
-    write_config(tmp_path, heartbeat_timeout=0.3)
+    write_config(tmp_path, heartbeat_timeout=2.0)
 
     reader = VirtualReader(tmp_path / "reader", retry=0.05, heartbeat=None)
     async with running_table(tmp_path, reader=reader) as (daemon, reader, _):

@@ -407,7 +407,7 @@ async def test_a_daemon_on_the_consoles_port_is_found_and_asked_about_the_reader
     table.mkdir()
     daemons = CONFIG.format(folder=table).replace("[console]\nenabled = false\n", console)
     (table / "config.toml").write_text(
-        daemons.replace("[reader]\n", "[reader]\nheartbeat_timeout = 0.3\n")
+        daemons.replace("[reader]\n", "[reader]\nheartbeat_timeout = 2.0\n")
     )
     # the doctor's config: another journal, the same console port
     config.write_text(config.read_text().replace("[console]\nenabled = false\n", console))

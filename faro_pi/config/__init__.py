@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -40,6 +41,7 @@ from faro_pi.config.keys import (
     shown,
 )
 from faro_pi.config.pins import pin_problem
+from faro_pi.config.ports import check_port
 from faro_pi.exc import ConfigError
 from faro_pi.game.profile import MAX_WEIGHT, OPTION_KEYS, PROFILES, Options
 
@@ -69,8 +71,9 @@ class ReaderConfig:
     baud: int = declare(115200, "Serial speed in bits per second; must match the firmware.",
                         choices=(9600, 19200, 38400, 57600, 115200, 230400, 460800))
     heartbeat_timeout: float = declare(3.5,
-                                       "Seconds of silence before the reader is reported lost.",
-                                       above=0)
+                                       "Seconds of silence before the reader is reported lost "
+                                       "(an fsp1 reader speaks every second).",
+                                       low=2.0, high=600.0)
 
 
 @dataclass(frozen=True, slots=True)
@@ -301,10 +304,22 @@ SCHEMA: dict[str, Section] = {name: section_of(cls) for name, cls in get_type_hi
 """Every section of the file, in order, with its keys: what validation and the README follow."""
 
 
+MOST_BYTES = 256 * 1024
+"""The largest config file read: the example, every key commented, is under 10 KB."""
+
+
 def load_config(path: str | os.PathLike[str], environ: Mapping[str, str] = os.environ) -> Config:
-    """Read and check the config file; the environment is read here and only here."""
+    """Read and check the config file; the environment is read here and only here. Only a
+    regular file of a sane size is read: ``/dev/zero`` or a FIFO never ends."""
     try:
-        text = Path(path).read_bytes().decode("utf-8")
+        info = os.stat(path)
+        if not stat.S_ISREG(info.st_mode):
+            raise ConfigError(
+                f"{os.fspath(path)}: not a regular file (a pipe, a device or a folder)"
+            )
+        if info.st_size > MOST_BYTES:
+            raise ConfigError(f"{os.fspath(path)}: {info.st_size} bytes; a config is under 256 KB")
+        text = Path(path).read_bytes()[:MOST_BYTES].decode("utf-8")
     except OSError as exc:
         raise ConfigError(f"{os.fspath(path)}: cannot read config: {exc.strerror or exc}") from exc
     except UnicodeDecodeError as exc:
@@ -330,12 +345,15 @@ def parse_config(
         document = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{source}: {' '.join(str(exc).split())}") from exc
+    except RecursionError:
+        raise ConfigError(f"{source}: arrays or tables nested too deeply to be a config") from None
 
     for name in document:
         if name not in SCHEMA:
             known = ", ".join(SCHEMA)
             raise ConfigError(f"{source}: {name}: unknown section (known: {known})", name)
     sections = {name: _read_section(source, name, document.get(name, {})) for name in SCHEMA}
+    check_port(source, sections["reader"]["port"])
     if environ is not None and environ.get(PIN_FACTORY_VARIABLE):
         sections["gpio"]["pin_factory"] = _factory_from(environ[PIN_FACTORY_VARIABLE])
     base = Path(base_dir if base_dir is not None else ".").absolute()
