@@ -197,3 +197,15 @@ def test_the_rules_check_names_made_in_code_too():
     with pytest.raises(Refused) as caught:
         table.apply(Join("Z\udc80"))
     assert caught.value.rule == "name" and table.seats == ("Ann", "Bob")
+
+
+@pytest.mark.parametrize("name", ["\u0301", "\u0301Ann", "\u20dd", "\u0903x"])
+def test_a_name_that_starts_with_a_mark_is_refused(name):
+    """A combining acute accent alone was seated: a seat no one can read or say. A name
+    starts with something a mark can sit on; a mark after it is part of the name."""
+    table = Table()
+    table.apply(Session(("Ann", "Bob"), "Bob"))
+    with pytest.raises(Refused, match="not a mark that belongs on one") as refused:
+        table.apply(Join(name))
+    assert refused.value.rule == "name"
+    table.apply(Join("Zoe\u0301"))  # Zoé, decomposed: a mark on a letter is fine

@@ -87,6 +87,12 @@ def seat_name(name: object, key: str = "player") -> str:
     name = normal_name(name)
     if not 1 <= len(name) <= MAX_NAME:
         raise Refused("name", f"a name has 1 to {MAX_NAME} characters, not {len(name)}")
+    if unicodedata.category(name[0]).startswith("M"):
+        raise Refused(
+            "name",
+            f"{name!r}: a name starts with a letter, a digit or a sign, not a mark that "
+            f"belongs on one ({_named(name[0])})",
+        )
     for c in name:
         why = REFUSED_CATEGORIES.get(unicodedata.category(c))
         if why is None and _INVISIBLE.match(c):
