@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from faro_pi.exc import FaroError
-from faro_pi.game.events import Session
+from faro_pi.game.events import Join, Session
 from faro_pi.sim.folder import MARK
 from faro_pi.sim.run import simulate
 from tests.conftest import running_table, write_config
@@ -73,3 +73,22 @@ def test_the_simulators_own_folder_is_replaced_unless_a_process_holds_its_journa
     finally:
         os.close(fd)
     assert journal.read_bytes() == before
+
+
+def test_rows_a_daemon_appended_to_the_simulators_journal_are_never_deleted(tmp_path):
+    """A daemon run on the folder's own config (faro-pi run --config sim-out/config.toml)
+    appends rows to the simulator's journal: the next run refuses the folder rather than
+    delete them."""
+    out = tmp_path / "sim-out"
+    asyncio.run(simulate(SCENARIO, out, speed=0))
+
+    async def a_night_on_it() -> int:
+        async with running_table(out) as (daemon, _, _):
+            daemon.enter(Join("Cy"))
+            return daemon.journal.count()
+
+    rows = asyncio.run(a_night_on_it())
+    before = files(out)
+    with pytest.raises(FaroError, match="has rows faro-pi sim did not write"):
+        asyncio.run(simulate(SCENARIO, out, speed=0))
+    assert files(out) == before and rows >= 2

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import fcntl
 import os
+import sqlite3
 from pathlib import Path
 
 from faro_pi.exc import FaroError
@@ -89,11 +90,60 @@ def refuse_foreign(out: Path) -> None:
             "a run would delete them. Give --out a new folder, or one an earlier "
             "faro-pi sim wrote (one older than the mark has none: delete it first)"
         )
+    left = _last_row(out / "journal.sqlite3")
+    written = _sealed(out)
+    if written is not None and left is not None and left != written:
+        raise FaroError(
+            f"{out / 'journal.sqlite3'} has rows faro-pi sim did not write (it ends at row "
+            f"{left[0]}, the simulator's last run at row {written[0]}): a daemon ran on it, "
+            "and a run would delete them. Give --out another folder, or move the journal"
+        )
     if _held(out / "journal.sqlite3"):
         raise FaroError(
             f"{out / 'journal.sqlite3'} is held by a running faro-pi (a daemon, or another "
             "faro-pi sim): stop it first, or give --out another folder"
         )
+
+
+SEALED = "journal ends at row {row}, hash {hash}\n"
+
+
+def seal(out: Path) -> None:
+    """Notes in the mark where the journal a run wrote ends, so that the next run can tell
+    rows a daemon appended to it since (``faro-pi run --config`` on the folder's config)
+    from the simulator's own."""
+    last = _last_row(out / "journal.sqlite3")
+    if last is not None:
+        (out / MARK).write_text(MARK_TEXT + SEALED.format(row=last[0], hash=last[1]))
+
+
+def _sealed(out: Path) -> tuple[int, str] | None:
+    """Where the journal ended when the simulator's last run sealed it, or None."""
+    try:
+        text = (out / MARK).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+    for line in text.splitlines():
+        words = line.split()
+        if line.startswith("journal ends at row") and len(words) == 7 and words[4].rstrip(",").isdigit():
+            return int(words[4].rstrip(",")), words[6]
+    return None
+
+
+def _last_row(journal: Path) -> tuple[int, str] | None:
+    """The journal's last row and its hash (hex), read without writing; None without one."""
+    if not journal.is_file():
+        return None
+    try:
+        db = sqlite3.connect(f"file:{journal}?mode=ro", uri=True)
+        try:
+            found = db.execute("SELECT id, hex(hash) FROM events ORDER BY id DESC LIMIT 1")
+            row = found.fetchone()
+        finally:
+            db.close()
+    except sqlite3.Error:
+        return None
+    return None if row is None else (int(row[0]), str(row[1]))
 
 
 def _held(journal: Path) -> bool:

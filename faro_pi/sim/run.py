@@ -29,7 +29,7 @@ from faro_pi.service.export import export_lines
 from faro_pi.service.journal import Journal
 from faro_pi.sim import faults
 from faro_pi.sim import scenario as scenarios
-from faro_pi.sim.folder import DEFAULT_PORT, OUTPUTS, prepare, refuse_foreign
+from faro_pi.sim.folder import DEFAULT_PORT, OUTPUTS, prepare, refuse_foreign, seal
 from faro_pi.sim.screen import screen_for
 from faro_pi.table import serve
 from faro_pi.virtual.chain import watched_factory
@@ -276,6 +276,7 @@ def _write(out: Path, table: SimulatedTable, summary: dict) -> None:
             lines.write(json.dumps(row) + "\n")
     table.oled.save_gif(out / "oled.gif")
     (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
+    seal(out)
 
 
 def this_command(started: str | None = None) -> str:
