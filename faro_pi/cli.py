@@ -106,6 +106,8 @@ def _denied(path: str) -> bool:
 
 
 def _replay(args: argparse.Namespace) -> int:
+    from faro_pi import jsonl
+    from faro_pi.exc import FaroError
     from faro_pi.game.replay import replay_lines  # the rules engine, for this command only
 
     status = 0
@@ -114,9 +116,9 @@ def _replay(args: argparse.Namespace) -> int:
             if path == "-":
                 result = replay_lines(sys.stdin)
             else:
-                with open(path, encoding="utf-8") as lines:
+                with jsonl.open_lines(path) as lines:
                     result = replay_lines(lines)
-        except (OSError, UnicodeDecodeError) as exc:
+        except (OSError, UnicodeDecodeError, FaroError) as exc:
             print(f"faro-pi replay: cannot read {path}: {exc}", file=sys.stderr)
             status = 1
             continue

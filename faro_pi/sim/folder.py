@@ -125,7 +125,11 @@ def _sealed(out: Path) -> tuple[int, str] | None:
         return None
     for line in text.splitlines():
         words = line.split()
-        if line.startswith("journal ends at row") and len(words) == 7 and words[4].rstrip(",").isdigit():
+        if (
+            line.startswith("journal ends at row")
+            and len(words) == 7
+            and words[4].rstrip(",").isdigit()
+        ):
             return int(words[4].rstrip(",")), words[6]
     return None
 

@@ -16,11 +16,11 @@ so may these, which only the simulator knows:
 
 from __future__ import annotations
 
-import json
 import random
 from collections.abc import Iterable
 from pathlib import Path
 
+from faro_pi import jsonl
 from faro_pi.exc import FaroError, Refused
 from faro_pi.game.cards import DECK
 from faro_pi.game.codec import event_from_json, event_to_json
@@ -32,10 +32,19 @@ BUTTONS = ("signal", "undo", "new_pack")
 HARDWARE = ("press", "noread", "reader_reset", "unplug", "garble", "wait")
 
 
+MOST = {"hold": 60.0, "seconds": 3600.0, "bytes": 1_000_000}
+"""How long a button may be held, a wait or a pulled cable last, and how much noise a
+garble makes: a scenario is a night at most, and the noise a burst."""
+
+
 def _number(obj: dict, key: str, default: float, line: int) -> float:
     value = obj.get(key, default)
-    if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
-        raise FaroError(f"scenario line {line}: {key!r} must be a number of seconds or bytes")
+    number = isinstance(value, int | float) and not isinstance(value, bool)
+    if not number or not 0 <= value <= MOST[key]:  # NaN is no number between them either
+        what = "bytes" if key == "bytes" else "seconds"
+        raise FaroError(
+            f"scenario line {line}: {key!r} must be a number of {what} from 0 to {MOST[key]:g}"
+        )
     return value
 
 
@@ -65,15 +74,11 @@ def check_step(obj: object, line: int) -> dict:
 
 def load(path: str | Path) -> list[dict]:
     steps = []
-    with open(path, encoding="utf-8") as lines:
+    with jsonl.open_lines(path) as lines:
         for number, text in enumerate(lines, start=1):
             if not text.strip():
                 continue
-            try:
-                obj = json.loads(text)
-            except ValueError as exc:
-                raise FaroError(f"{path}:{number}: not JSON: {exc}") from None
-            steps.append(check_step(obj, number))
+            steps.append(check_step(jsonl.parse(text, f"{path}:{number}"), number))
     return steps
 
 
