@@ -30,6 +30,7 @@ from pathlib import Path
 
 import pytest
 
+from faro_pi import cli
 from faro_pi.config import parse_config
 from faro_pi.console import guest, stream
 from faro_pi.console.token import TOKEN_FILE
@@ -681,3 +682,33 @@ async def until_true(condition, within: float = 30.0) -> None:
     async with asyncio.timeout(within):
         while not condition():
             await asyncio.sleep(0.01)
+
+
+ODD_ANSWERS = {
+    "a JSON list": (200, b"[1, 2, 3]", None),
+    "deep nesting": (200, b"[" * 100_000 + b"]" * 100_000, None),
+    "a cut-off body": (200, b'{"seats": ["An', 1000),
+    "an error that is a list": (500, b"[]", None),
+}
+
+
+@pytest.mark.parametrize("kind", ODD_ANSWERS)
+def test_the_cli_against_whatever_answers_on_the_consoles_port_says_so_in_one_line(kind, capsys):
+    status, body, length = ODD_ANSWERS[kind]
+    with socket.create_server(("127.0.0.1", 0)) as server:
+        port = server.getsockname()[1]
+
+        def answer() -> None:
+            peer, _ = server.accept()
+            with peer:
+                peer.recv(65536)
+                head = f"HTTP/1.1 {status} X\r\nContent-Type: application/json\r\n"
+                head += f"Content-Length: {length or len(body)}\r\nConnection: close\r\n\r\n"
+                peer.sendall(head.encode() + body)
+
+        threading.Thread(target=answer, daemon=True).start()
+        code = cli.main(["status", "--url", f"http://127.0.0.1:{port}"])
+    err = capsys.readouterr().err.strip()
+    assert code == 2 or (status == 500 and code == 1), (code, err)
+    assert "\n" not in err and "Traceback" not in err, err
+    assert err.startswith("faro-pi: ")

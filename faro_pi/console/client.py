@@ -101,17 +101,38 @@ def ask(
         headers["Authorization"] = f"Bearer {token}"
     if journal is not None:
         headers[JOURNAL_HEADER] = journal
+    import http.client
+
     request = urllib.request.Request(url, data=data, headers=headers)
     try:
         with urllib.request.urlopen(request, timeout=timeout) as answer:
-            return answer.status, json.loads(answer.read())
+            return answer.status, _object(answer.read())
     except urllib.error.HTTPError as exc:
         with exc:
             body = exc.read()
         try:
-            return exc.code, json.loads(body)
-        except ValueError:
-            return exc.code, {"error": body.decode(errors="replace").strip()}
+            return exc.code, _object(body)
+        except OddAnswer:
+            return exc.code, {"error": body.decode(errors="replace").strip()[:200]}
+    except http.client.HTTPException as exc:  # a body cut off, a status line that is none
+        raise OddAnswer(f"a broken answer ({type(exc).__name__})") from None
+
+
+class OddAnswer(ValueError):
+    """What answered on the console's port is not faro-pi's console, or broke off."""
+
+
+def _object(body: bytes) -> dict:
+    """A console's answer: always one JSON object."""
+    try:
+        found = json.loads(body)
+    except ValueError:
+        raise OddAnswer("an answer that is not JSON") from None
+    except RecursionError:
+        raise OddAnswer("JSON nested too deeply to be the console's") from None
+    if not isinstance(found, dict):
+        raise OddAnswer(f"JSON that is not an object (a {type(found).__name__})")
+    return found
 
 
 def _call_console(args: argparse.Namespace, path: str, event: dict | None = None):
@@ -122,6 +143,13 @@ def _call_console(args: argparse.Namespace, path: str, event: dict | None = None
     url, token, journal = where
     try:
         status, body = ask(url + path, token, event, journal=journal)
+    except OddAnswer as exc:
+        print(
+            f"faro-pi: what answers at {url} is not this table's console ({exc}): is another "
+            "program on its port?",
+            file=sys.stderr,
+        )
+        return 2
     except (OSError, ValueError) as exc:
         reason = getattr(exc, "reason", exc)
         print(
