@@ -83,6 +83,7 @@ class Lookout:
     async def post(self, body, *, auth: bool = True) -> httpx.Response:
         headers = self.auth if auth else {}
         if isinstance(body, bytes):
+            headers = {**headers, "Content-Type": "application/json"}
             return await self.http.post("/api/events", content=body, headers=headers)
         return await self.http.post("/api/events", json=body, headers=headers)
 
@@ -611,6 +612,7 @@ async def test_schema_driven_fuzz_finds_no_5xx_and_no_change_from_a_refused_requ
             def requests_from_the_schema(body, with_token):
                 before = state()
                 headers = {"Authorization": f"Bearer {token}"} if with_token else {}
+                headers["Content-Type"] = "application/json"
                 answer = http.post("/api/events", content=json.dumps(body), headers=headers)
                 seen[answer.status_code] = seen.get(answer.status_code, 0) + 1
                 assert answer.status_code < 500, (body, answer.text)
@@ -1328,3 +1330,42 @@ def test_the_config_is_the_variables_then_the_installed_one():
     assert config_path({"FARO_PI_CONFIG": ""}, installed) == str(installed)
     assert config_path({}, installed) == str(installed)
     assert config_path({}, installed.with_name("missing.toml")) is None
+
+
+def test_a_write_from_another_page_on_the_same_host_is_refused_though_it_carries_the_cookie(
+    tmp_path,
+):
+    """SameSite does not tell one port of a host from another: a page served on another
+    port posted with the lookout's cookie and text/plain, and it was applied. A write
+    must come from the console's own page (Origin, Sec-Fetch-Site) and be JSON."""
+    console_config(tmp_path)
+
+    async def scenario():
+        async with console_table(tmp_path) as lookout:
+            http = lookout.http
+            answer = await http.get("/", params={"token": lookout.console.token})
+            cookie = set_cookie(answer)
+            http.cookies.clear()
+            await lookout.enter({"type": "session", "seats": SEATS, "banker": "Cy"})
+            jar = {"Cookie": f"{login.COOKIE}={cookie['value']}"}
+            host = http.base_url.netloc.decode()
+            other = host.rsplit(":", 1)[0] + ":9999"
+            lock = json.dumps({"type": "lock"})
+            attempts = (
+                {"Origin": f"http://{other}", "Content-Type": "text/plain"},
+                {"Origin": f"http://{other}", "Content-Type": "application/json"},
+                {"Sec-Fetch-Site": "same-site", "Content-Type": "application/json"},
+                {"Origin": f"http://{host}", "Content-Type": "text/plain"},
+            )
+            for headers in attempts:
+                refused = await http.post("/api/events", content=lock, headers={**jar, **headers})
+                assert refused.status_code in (403, 415), (headers, refused.text)
+                assert "error" in refused.json()
+            assert lookout.daemon.table.entries.value != "locked"
+            own = {"Origin": f"http://{host}", "Sec-Fetch-Site": "same-origin"}
+            mine = {**jar, **own, "Content-Type": "application/json"}
+            taken = await http.post("/api/events", content=lock, headers=mine)
+            assert taken.status_code == 200, taken.text
+            assert lookout.daemon.table.entries.value == "locked"
+
+    asyncio.run(scenario())

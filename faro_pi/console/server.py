@@ -275,26 +275,8 @@ class Console:
         return self._json(404, {"error": f"the console has no {what}; see /openapi.json"})
 
     async def _enter(self, request):
-        meant = request.headers.get(JOURNAL_HEADER)
-        if meant is not None and meant != self.journal:
-            return self._json(
-                409,
-                {
-                    "rule": "journal",
-                    "error": "this console serves another table's journal than the change "
-                    "is meant for: another daemon holds the port",
-                    "journal": self.journal,
-                },
-            )
-        if not self._authorized(request):
-            return self._json(
-                401,
-                {
-                    "error": "a change needs the console's token: send 'Authorization: Bearer "
-                    f"<token>' (the token is in {TOKEN_FILE} beside the journal)"
-                },
-                headers={"WWW-Authenticate": 'Bearer realm="faro-pi"'},
-            )
+        if (refusal := self._refused(request)) is not None:
+            return refusal
         try:
             body = await _body(request)
         except _TooLarge:
@@ -319,6 +301,38 @@ class Console:
         # state is hundreds of kB a post, and every stream brings it anyway.
         entered = {"event": event_to_json(event), "version": self.version}
         return self._json(200, {**entered, "journal": self.journal})
+
+    def _refused(self, request):
+        """The answer to a write that may not be applied as it came (another table's
+        change, no token, another page's, not JSON), or None."""
+        meant = request.headers.get(JOURNAL_HEADER)
+        if meant is not None and meant != self.journal:
+            return self._json(
+                409,
+                {
+                    "rule": "journal",
+                    "error": "this console serves another table's journal than the change "
+                    "is meant for: another daemon holds the port",
+                    "journal": self.journal,
+                },
+            )
+        if not self._authorized(request):
+            return self._json(
+                401,
+                {
+                    "error": "a change needs the console's token: send 'Authorization: Bearer "
+                    f"<token>' (the token is in {TOKEN_FILE} beside the journal)"
+                },
+                headers={"WWW-Authenticate": 'Bearer realm="faro-pi"'},
+            )
+        if (foreign := cross_site(request.headers)) is not None:
+            return self._json(403, {"rule": "origin", "error": foreign})
+        kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
+        if kind != "application/json":
+            return self._json(
+                415, {"error": "a change is sent as 'Content-Type: application/json'"}
+            )
+        return None
 
     def _json(self, status: int, body: Any, headers: dict[str, str] | None = None):
         return self.render.response(status, body, headers)
@@ -353,6 +367,23 @@ _HOW_TO_PAIR = (
     "Hold the shoe's new-pack button for 3 seconds and scan the code the table's screen "
     "shows, or open the page and enter the console's token."
 )
+
+
+def cross_site(headers) -> str | None:
+    """Why a write comes from another site's or another port's page, or None. A browser
+    sends the session cookie with any request to this host, whatever page made it
+    (SameSite does not tell one port from another), but says where the request comes
+    from: ``Sec-Fetch-Site`` and ``Origin`` must be this very origin's."""
+    fetched = headers.get("sec-fetch-site")
+    if fetched is not None and fetched not in ("same-origin", "none"):
+        return f"a change from another page ({fetched}) is refused: only the console's own page"
+    origin = headers.get("origin")
+    if origin is None:
+        return None  # not a browser's cross-origin request: a script, the CLI
+    host = headers.get("host", "")
+    if origin.lower() not in (f"http://{host}".lower(), f"https://{host}".lower()):
+        return f"a change from {origin} is refused: only the console's own page ({host})"
+    return None
 
 
 def _page_text(status: int, text: str):
