@@ -975,7 +975,7 @@ def test_opening_the_token_link_logs_the_browser_in_with_a_cookie_of_its_own(tmp
     asyncio.run(scenario())
 
 
-def test_a_pairing_link_logs_in_once_and_only_within_its_two_minutes(tmp_path, monkeypatch):
+def test_a_pairing_link_logs_in_once_and_only_within_its_two_minutes(tmp_path, monkeypatch, caplog):
     console_config(tmp_path)
 
     async def scenario():
@@ -1001,7 +1001,10 @@ def test_a_pairing_link_logs_in_once_and_only_within_its_two_minutes(tmp_path, m
             late = await http.get(newer.split(str(console.port), 1)[1])
             assert late.status_code == 403 and "set-cookie" not in late.headers
 
-    asyncio.run(scenario())
+    with caplog.at_level(logging.WARNING, logger="faro_pi"):
+        asyncio.run(scenario())
+    failed = [r for r in caplog.records if "pairing link that is not the live one" in r.message]
+    assert len(failed) == 3 and all("127.0.0.1" in r.getMessage() for r in failed)
 
 
 def test_holding_new_pack_shows_a_code_the_phone_scans_to_log_in(tmp_path):

@@ -231,6 +231,12 @@ class Console:
     async def _paired(self, request):
         """A pairing link from the OLED: once, within its time, the same cookie."""
         if not self.login.redeem(request.path_params["code"]):
+            peer = request.scope.get("client")
+            log.warning(
+                "console: a pairing link that is not the live one (used, out of time, or a "
+                "guess) from %s",
+                peer[0] if peer else "an unknown address",
+            )
             return _page_text(
                 403, "That pairing link has been used or is out of time. " + _HOW_TO_PAIR
             )
