@@ -39,6 +39,7 @@ from faro_pi.console.hosts import HostCheck, allowed_names
 from faro_pi.console.login import COOKIE, Login
 from faro_pi.console.login import link as login_link
 from faro_pi.console.openapi import openapi
+from faro_pi.console.origin import cross_site
 from faro_pi.console.render import Render
 from faro_pi.console.stream import HEARTBEAT, Client, EventStream, room
 from faro_pi.console.token import TOKEN_FILE, console_token, token_path
@@ -373,23 +374,6 @@ _HOW_TO_PAIR = (
     "Hold the shoe's new-pack button for 3 seconds and scan the code the table's screen "
     "shows, or open the page and enter the console's token."
 )
-
-
-def cross_site(headers) -> str | None:
-    """Why a write comes from another site's or another port's page, or None. A browser
-    sends the session cookie with any request to this host, whatever page made it
-    (SameSite does not tell one port from another), but says where the request comes
-    from: ``Sec-Fetch-Site`` and ``Origin`` must be this very origin's."""
-    fetched = headers.get("sec-fetch-site")
-    if fetched is not None and fetched not in ("same-origin", "none"):
-        return f"a change from another page ({fetched}) is refused: only the console's own page"
-    origin = headers.get("origin")
-    if origin is None:
-        return None  # not a browser's cross-origin request: a script, the CLI
-    host = headers.get("host", "")
-    if origin.lower() not in (f"http://{host}".lower(), f"https://{host}".lower()):
-        return f"a change from {origin} is refused: only the console's own page ({host})"
-    return None
 
 
 def _page_text(status: int, text: str):
