@@ -7,9 +7,9 @@ from __future__ import annotations
 import io
 import json
 import os
-import stat
 from typing import Any, TextIO
 
+from faro_pi import handed
 from faro_pi.exc import FaroError
 
 MOST_BYTES = 64 * 1024 * 1024
@@ -20,13 +20,11 @@ def open_lines(path: str | os.PathLike[str]) -> TextIO:
     """The file's text, once it is known to be a regular file of a sane size: a FIFO or
     ``/dev/zero`` would never end. Bytes that are not UTF-8 are refused when read."""
     try:
-        info = os.stat(path)
+        why = handed.refusal(path, MOST_BYTES, "a file of lines")
     except OSError as exc:
         raise FaroError(f"{os.fspath(path)}: {exc.strerror or exc}") from None
-    if not stat.S_ISREG(info.st_mode):
-        raise FaroError(f"{os.fspath(path)}: not a regular file (a pipe, a device or a folder)")
-    if info.st_size > MOST_BYTES:
-        raise FaroError(f"{os.fspath(path)}: {info.st_size} bytes, more than 64 MB of lines")
+    if why is not None:
+        raise FaroError(why)
     try:
         data = open(path, "rb").read(MOST_BYTES + 1)  # noqa: SIM115 (read whole, at once)
         return io.StringIO(data.decode("utf-8"))

@@ -60,7 +60,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("faro_pi.camera",),
     ("faro_pi.shoe", "faro_pi.devices"),
     ("faro_pi.config", "faro_pi.jsonl"),
-    ("faro_pi.board",),
+    ("faro_pi.board", "faro_pi.handed"),
     ("faro_pi.exc",),
     ("faro_pi.game",),
     ("faro_pi",),

@@ -444,7 +444,7 @@ def test_only_a_regular_config_file_of_a_sane_size_is_read(tmp_path):
         load_config("/dev/zero", environ={})
     big = tmp_path / "big.toml"
     big.write_text(MINIMAL + "# " + "x" * 300_000 + "\n")
-    with pytest.raises(ConfigError, match="a config is under 256 KB"):
+    with pytest.raises(ConfigError, match="a config is at most 256 KB"):
         load_config(big, environ={})
     deep = "[reader]\nport = " + "[" * 3000 + "]" * 3000 + "\n"
     with pytest.raises(ConfigError, match="nested too deeply"):

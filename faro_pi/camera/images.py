@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import os
 import re
-import stat
 import warnings
 from pathlib import Path
 
 import cv2
 import numpy as np
 from PIL import Image, UnidentifiedImageError
+
+from faro_pi import handed
 
 MOST_BYTES = 64 * 1024 * 1024
 """The largest image file taken: a 1200 dpi scan of a card as a PNG is about 30 MB."""
@@ -38,14 +39,11 @@ def check(path: str | os.PathLike[str]) -> tuple[int, int]:
     """The width and height an image file claims, once it is known to be one that may be
     decoded; :class:`ImageError` if it is not."""
     try:
-        info = os.stat(path)
+        why = handed.refusal(path, MOST_BYTES, "an image of a card")
     except OSError as exc:
         raise ImageError(f"{path}: {exc.strerror.lower()}") from None
-    if not stat.S_ISREG(info.st_mode):
-        raise ImageError(f"{path}: not a regular file (a pipe, a device or a folder)")
-    if info.st_size > MOST_BYTES:
-        size = info.st_size / 1024 / 1024
-        raise ImageError(f"{path}: {size:.0f} MB, more than an image of a card needs (64 MB)")
+    if why is not None:
+        raise ImageError(why)
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", Image.DecompressionBombWarning)

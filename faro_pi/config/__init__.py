@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import os
 import re
-import stat
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -28,6 +27,7 @@ from urllib.parse import urlsplit
 
 import msgspec
 
+from faro_pi import handed
 from faro_pi.board import CHAIN_DRIVERS
 from faro_pi.config.keys import (
     REQUIRED,
@@ -312,13 +312,8 @@ def load_config(path: str | os.PathLike[str], environ: Mapping[str, str] = os.en
     """Read and check the config file; the environment is read here and only here. Only a
     regular file of a sane size is read: ``/dev/zero`` or a FIFO never ends."""
     try:
-        info = os.stat(path)
-        if not stat.S_ISREG(info.st_mode):
-            raise ConfigError(
-                f"{os.fspath(path)}: not a regular file (a pipe, a device or a folder)"
-            )
-        if info.st_size > MOST_BYTES:
-            raise ConfigError(f"{os.fspath(path)}: {info.st_size} bytes; a config is under 256 KB")
+        if (why := handed.refusal(path, MOST_BYTES, "a config")) is not None:
+            raise ConfigError(why)
         text = Path(path).read_bytes()[:MOST_BYTES].decode("utf-8")
     except OSError as exc:
         raise ConfigError(f"{os.fspath(path)}: cannot read config: {exc.strerror or exc}") from exc
