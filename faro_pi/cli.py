@@ -63,16 +63,6 @@ def _speed(text: str) -> float:
     return speed
 
 
-def _minutes(text: str) -> float:
-    try:
-        minutes = float(text)
-    except ValueError:
-        minutes = 0.0
-    if not 0.1 <= minutes <= 120:
-        raise argparse.ArgumentTypeError(f"{text}: from 0.1 to 120 minutes")
-    return minutes
-
-
 def _find_config(args: argparse.Namespace, installed: Path) -> bool:
     """Fills in a left-out ``--config``; False after printing one line on why there is none."""
     if not hasattr(args, "config") or getattr(args, "url", None):
@@ -336,7 +326,7 @@ def parser() -> argparse.ArgumentParser:
 
     add_console_commands(commands)
     add_floor_command(commands, _logging)
-    from faro_pi.camera.command import add_camera_command
+    from faro_pi.camera.command import add_camera_command, between
 
     camera = add_camera_command(commands)
     live = camera.add_parser(
@@ -349,7 +339,7 @@ def parser() -> argparse.ArgumentParser:
         help="keep the last minutes of frames and what was decided, for a dispute",
     )  # fmt: skip
     live.add_argument(
-        "--record-minutes", type=_minutes, default=3.0, metavar="N",
+        "--record-minutes", type=between(0.1, 120, "minutes"), default=3.0, metavar="N",
         help="how many minutes --record keeps (default 3)",
     )  # fmt: skip
     live.set_defaults(run=_camera_run)

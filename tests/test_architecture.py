@@ -43,10 +43,12 @@ VIRTUAL_MAY_IMPORT = (
     "faro_pi.board",
     "faro_pi.config",
     "faro_pi.camera.scene",
+    "faro_pi.camera.images",
 )
 """Simulated hardware is built from what describes the hardware (the fsp1 protocol, the
-board's wiring, the config's pins, the camera's view of the box), never from the code
-that drives it, so the simulator checks the drivers rather than echoing them."""
+board's wiring, the config's pins, the camera's view of the box, how a face's image file
+is read), never from the code that drives it, so the simulator checks the drivers rather
+than echoing them."""
 
 
 LAYERS: tuple[tuple[str, ...], ...] = (

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from faro_pi.camera import scene
+from faro_pi.camera import images, scene
 from faro_pi.camera.finder import find, inputs
 from faro_pi.game.cards import CARD_BY_CODE, DECK, SUITS
 
@@ -46,7 +46,7 @@ def load_faces(name: str, folder) -> Faces:
     folder = Path(folder)
     cards, others = {}, []
     for path in sorted(folder.glob("*.png")):
-        face = _card_shaped(scene.read_face(path))
+        face = _card_shaped(images.read_face(path))
         if path.stem.upper() in CARD_BY_CODE:
             cards[CARD_BY_CODE[path.stem.upper()].code] = face
         elif 0.5 < face.shape[1] / face.shape[0] < 0.85:

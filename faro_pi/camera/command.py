@@ -79,21 +79,23 @@ def _teach(args: argparse.Namespace) -> int:
     return teach(args.images, Path(args.deck), args.seed, args.views)
 
 
-def _fps(text: str) -> float:
-    try:
-        fps = float(text)
-    except ValueError:
-        fps = 0.0
-    if not 0.5 <= fps <= 240:
-        raise argparse.ArgumentTypeError(f"{text}: from 0.5 to 240 frames a second")
-    return fps
+def between(low: float, high: float, unit: str, kind: type = float):
+    """An argparse type: a number (of ``kind``) from ``low`` to ``high`` ``unit``."""
+
+    def number(text: str):
+        try:
+            value = kind(text)
+        except ValueError:
+            value = None
+        if value is None or not low <= value <= high:  # NaN is not between them either
+            raise argparse.ArgumentTypeError(f"{text}: from {low:g} to {high:g} {unit}")
+        return value
+
+    return number
 
 
-def _views(text: str) -> int:
-    views = int(text)
-    if not 1 <= views <= 240:
-        raise argparse.ArgumentTypeError(f"{text}: from 1 to 240 views a card")
-    return views
+_fps = between(0.5, 240, "frames a second")
+_views = between(1, 240, "views a card", int)
 
 
 def read(images: list[str], deck: str | None, out=None) -> int:
@@ -139,7 +141,7 @@ def watch(source: Path, deck: str | None, fps: float | None, out=None) -> int:
             frame = recording.frame()
             said = watcher.see(frame)
             if said is not None:
-                print(f"{index / rate:.3f} {_said(said)}", file=out, flush=True)
+                print(f"{index / rate:.3f} {said.words}", file=out, flush=True)
             index += 1
     except NoMoreFrames:
         pass
@@ -152,17 +154,6 @@ def watch(source: Path, deck: str | None, fps: float | None, out=None) -> int:
         print(f"faro-pi camera watch: {source}: no frame could be read", file=sys.stderr)
         return 2
     return 0
-
-
-def _said(said) -> str:
-    """A decision of the watcher's as ``camera watch`` prints it, after the seconds."""
-    from faro_pi.camera.watch import CannotWatch
-
-    if isinstance(said, CannotWatch):
-        return f"alarm {said.why}"
-    if said.card is None:
-        return "noread"
-    return f"{said.card.code} {said.confidence:.3f}"
 
 
 def teach(images: list[str], deck: Path, seed: int = 0, views: int | None = None, out=None) -> int:

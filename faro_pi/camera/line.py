@@ -69,6 +69,8 @@ class SocketLine:
         self._server = socket.create_server((host, port), reuse_port=False)
         self._server.setblocking(False)
         self.address = self._server.getsockname()[:2]
+        self.where = f"{self.address[0]}:{self.address[1]}"
+        """Where the line listens, for the log."""
         self._peer: socket.socket | None = None
 
     def waiting_on(self) -> list[int]:
@@ -89,22 +91,28 @@ class SocketLine:
         except OSError:
             data = b""
         if not data:
-            log.info("camera: the daemon went away; listening on %s:%d", *self.address)
+            log.info("camera: the daemon went away; listening on %s", self.where)
             self._drop()
             return None
         return data
 
     def _accept(self) -> None:
-        try:
-            peer, where = self._server.accept()
-        except BlockingIOError:
-            return
-        if self._peer is not None:
-            peer.close()  # the line is held: a second daemon waits, as at a serial port
-            return
-        peer.setblocking(False)
-        self._peer = peer
-        log.info("camera: the daemon connected from %s:%d", *where[:2])
+        """Takes every connection waiting: the first allowed holds the line."""
+        while True:
+            try:
+                peer, _ = self._server.accept()
+            except BlockingIOError:
+                return
+            if not self._allowed(peer) or self._peer is not None:
+                peer.close()  # or the line is held: a second daemon waits, as at a serial port
+                continue
+            peer.setblocking(False)
+            self._peer = peer
+            log.info("camera: the daemon connected on %s", self.where)
+
+    def _allowed(self, peer: socket.socket) -> bool:
+        """Whether ``peer`` may hold the line: on a loopback port, anyone."""
+        return True
 
     def write(self, data: bytes) -> None:
         if self._peer is None:
@@ -138,7 +146,7 @@ class UnixLine(SocketLine):
     over; one a reader listens on is :class:`LineBusy`."""
 
     def __init__(self, path: str):
-        self.path = path
+        self.path = self.where = path
         if os.path.exists(path):
             probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
             try:
@@ -156,41 +164,14 @@ class UnixLine(SocketLine):
         os.chmod(path, 0o600)
         self._server.listen(4)
         self._server.setblocking(False)
-        self.address = path
         self._peer = None
 
-    def _accept(self) -> None:
-        while True:
-            try:
-                peer, _ = self._server.accept()
-            except BlockingIOError:
-                return
-            uid = peer_uid(peer)
-            if uid != own_uid():
-                log.warning("camera: refused a connection from user %d: only the daemon", uid)
-                peer.close()
-            elif self._peer is not None:
-                peer.close()  # the line is held: a second daemon waits, as at a serial port
-            else:
-                peer.setblocking(False)
-                self._peer = peer
-                log.info("camera: the daemon connected on %s", self.path)
-
-    def readable(self) -> bytes | None:
-        self._accept()
-        if self._peer is None:
-            return None
-        try:
-            data = self._peer.recv(4096)
-        except BlockingIOError:
-            return None
-        except OSError:
-            data = b""
-        if not data:
-            log.info("camera: the daemon went away; listening on %s", self.path)
-            self._drop()
-            return None
-        return data
+    def _allowed(self, peer: socket.socket) -> bool:
+        """Only a process of this user, the daemon's."""
+        uid = peer_uid(peer)
+        if uid != own_uid():
+            log.warning("camera: refused a connection from user %d: only the daemon", uid)
+        return uid == own_uid()
 
     def close(self) -> None:
         super().close()

@@ -63,7 +63,7 @@ def watch_frames(
         if seen is None:
             continue
         if recorder is not None:
-            recorder.decision(decision(seen))
+            recorder.decision(seen.words)
         if isinstance(seen, CannotWatch):
             log.error("camera: %s: %s", seen.why, CANNOT_WATCH[seen.why])
             continue
@@ -73,15 +73,6 @@ def watch_frames(
         else:
             seq = link.card(seen.card.code)
             log.info("camera: frame %d: %s", seq, seen.card.code)
-
-
-def decision(seen: Seen | CannotWatch) -> str:
-    """A decision in ``camera watch``'s words: ``KD 0.998``, ``noread``, ``alarm flicker``."""
-    if isinstance(seen, CannotWatch):
-        return f"alarm {seen.why}"
-    if seen.card is None:
-        return "noread"
-    return f"{seen.card.code} {seen.confidence:.3f}"
 
 
 def run(config: Config, record: Path | None = None, minutes: float = MINUTES) -> int:

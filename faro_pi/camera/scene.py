@@ -384,10 +384,3 @@ def overlapping(
     )
     laid, _ = lay(still, across, move @ placed)
     return np.clip(laid, 0, 255).astype(np.uint8)
-
-
-def read_face(path) -> np.ndarray:
-    """A face image file as RGBA uint8 (:func:`faro_pi.camera.images.read_face`)."""
-    from faro_pi.camera import images
-
-    return images.read_face(path)

@@ -21,7 +21,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from faro_pi.camera import finder, scene
+from faro_pi.camera import finder, images, scene
 from faro_pi.camera.fusion import NONE, softmax
 from faro_pi.camera.recognise import DECK_FILE, NOT_A_CARD, Recogniser, Taught, taught_features
 from faro_pi.game.cards import CARD_BY_CODE, DECK, Card
@@ -60,7 +60,7 @@ def faces_of(
         if card in faces or card in refused:
             raise TeachError(f"{path}: {card.code} is given twice")
         try:
-            faces[card] = face_in(scene.read_face(path), path)
+            faces[card] = face_in(images.read_face(path), path)
         except (TeachError, ValueError, OSError) as exc:
             refused[card] = str(exc)
     missing = [card.code for card in DECK if card not in faces and card not in refused]

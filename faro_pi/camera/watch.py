@@ -93,6 +93,11 @@ class Seen:
     confidence: float = 0.0
     """The least confidence of the reads that agreed on ``card``."""
 
+    @property
+    def words(self) -> str:
+        """As ``camera watch`` prints it after the seconds: ``KD 0.998`` or ``noread``."""
+        return "noread" if self.card is None else f"{self.card.code} {self.confidence:.3f}"
+
 
 @dataclass(frozen=True)
 class CannotWatch:
@@ -100,6 +105,11 @@ class CannotWatch:
     ``flicker`` (the light changes too fast to see a card come to rest)."""
 
     why: str
+
+    @property
+    def words(self) -> str:
+        """As ``camera watch`` prints it after the seconds: ``alarm flicker``."""
+        return f"alarm {self.why}"
 
 
 ABSENT = object()

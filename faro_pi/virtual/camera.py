@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-from faro_pi.camera import scene
+from faro_pi.camera import images, scene
 from faro_pi.exc import FaroError
 from faro_pi.game.cards import CARD_BY_CODE, DECK, Card
 
@@ -40,7 +40,7 @@ def load_design(folder: str | Path) -> dict[Card, np.ndarray]:
     for path in sorted(folder.glob("*.png")):
         card = CARD_BY_CODE.get(path.stem.upper().replace("T", "10", 1))
         if card is not None:
-            faces[card] = scene.read_face(path)
+            faces[card] = images.read_face(path)
     missing = [card.code for card in DECK if card not in faces]
     if missing:
         raise DesignError(
