@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import os
 import pty
 import random
@@ -344,15 +345,16 @@ def test_over_a_pty_every_card_and_no_read_reaches_the_host_once_in_order_though
     assert host.parser.discarded == dict.fromkeys(host.parser.discarded, 0)
 
 
-def socket_config(folder: Path, port: int) -> Path:
-    text = CONFIG.format(port=f"socket://127.0.0.1:{port}", protocol="fsp1", heartbeat_timeout=3.5)
+def camera_config(folder: Path, port: str) -> Path:
+    """The table's config with the camera reader on ``port`` (``reader.port``)."""
+    text = CONFIG.format(port=port, protocol="fsp1", heartbeat_timeout=3.5)
     (folder / "config.toml").write_text(text + '\n[camera]\nsource = "usb"\n')
     return folder / "config.toml"
 
 
 def test_a_pack_from_the_camera_reaches_the_daemons_journal_over_its_socket(tmp_path):
     port = free_port()
-    config = load_config(socket_config(tmp_path, port), environ={})
+    config = load_config(camera_config(tmp_path, f"socket://127.0.0.1:{port}"), environ={})
     box, order = Box(), shuffled(5)
     line = open_line(config.reader.port, config.reader.baud, time.monotonic)
     assert isinstance(line, SocketLine)
@@ -383,7 +385,7 @@ def test_a_pack_from_the_camera_reaches_the_daemons_journal_over_its_socket(tmp_
 
 def test_the_daemon_restarting_loses_nothing_the_camera_read_meanwhile(tmp_path):
     port = free_port()
-    config = load_config(socket_config(tmp_path, port), environ={})
+    config = load_config(camera_config(tmp_path, f"socket://127.0.0.1:{port}"), environ={})
     order = shuffled(6)
     link = Link(open_line(config.reader.port, 115200, time.monotonic), "cam", time.monotonic,
                 retry=0.05)  # fmt: skip
@@ -415,27 +417,27 @@ def test_a_port_another_program_holds_is_busy_and_the_camera_waits_for_it(tmp_pa
             open_line(url, 115200, time.monotonic)
     path = tmp_path / "reader.sock"
     held = open_line(f"unix://{path}", 115200, time.monotonic)
-    config = load_config(unix_config(tmp_path, path), environ={})
-    stop, got = threading.Event(), []
-    waiting = threading.Thread(target=lambda: got.append(live._listen(config, stop)))
-    waiting.start()  # a reader already listens: this one waits, it does not exit
-    waiting.join(0.5)
-    assert waiting.is_alive()
+    config = load_config(camera_config(tmp_path, f"unix://{path}"), environ={})
+    stop, got, said = threading.Event(), [], threading.Event()
+    heard = logging.Handler()
+    heard.emit = lambda record: "trying again" in record.getMessage() and said.set()
+    logging.getLogger("faro_pi.camera").addHandler(heard)
+    try:
+        waiting = threading.Thread(target=lambda: got.append(live._listen(config, stop)))
+        waiting.start()  # a reader already listens: this one waits, it does not exit
+        assert said.wait(30)
+        assert waiting.is_alive() and got == []
+    finally:
+        logging.getLogger("faro_pi.camera").removeHandler(heard)
     held.close()  # the other reader stops: this one takes the line
     waiting.join(30)
     assert isinstance(got[0], UnixLine)
     got[0].close()
 
 
-def unix_config(folder: Path, path: Path) -> Path:
-    text = CONFIG.format(port=f"unix://{path}", protocol="fsp1", heartbeat_timeout=3.5)
-    (folder / "config.toml").write_text(text + '\n[camera]\nsource = "usb"\n')
-    return folder / "config.toml"
-
-
 def test_a_pack_from_the_camera_reaches_the_daemon_over_the_camera_services_socket(tmp_path):
     path = tmp_path / "reader.sock"
-    config = load_config(unix_config(tmp_path, path), environ={})
+    config = load_config(camera_config(tmp_path, f"unix://{path}"), environ={})
     box, order = Box(), shuffled(7)
     line = open_line(config.reader.port, config.reader.baud, time.monotonic)
     assert isinstance(line, UnixLine) and oct(path.stat().st_mode & 0o777) == "0o600"
