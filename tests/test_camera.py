@@ -199,6 +199,18 @@ def test_read_exits_1_for_a_missing_file_or_no_image_and_reads_the_rest(tmp_path
     assert "AS.jgp: no such file" in captured.err
 
 
+def test_read_takes_a_folder_as_its_images_and_says_when_it_holds_none(tmp_path, faces, capsys):
+    stills = tmp_path / "stills"
+    stills.mkdir()
+    paths = _stills(stills, faces, ["QS", "2C"], np.random.default_rng(8))
+    (tmp_path / "nothing").mkdir()
+    assert main(["camera", "read", str(stills), str(tmp_path / "nothing")]) == 1
+    captured = capsys.readouterr()
+    assert [line.split()[0] for line in captured.out.splitlines()] == sorted(paths)
+    said = captured.err.removeprefix(f"faro-pi camera read: {tmp_path / 'nothing'}: ")
+    assert said == "no images in the folder (PNG or JPEG files)\n"
+
+
 def test_teach_then_read_with_the_taught_deck(tmp_path, faces, capsys):
     """Taught from two views a card (``--views 2``: seconds, where the default's 24 take a
     minute here), the deck is read right or not at all, and what is no card stays none."""

@@ -81,6 +81,23 @@ def test_a_design_folder_must_hold_all_52_faces_and_t_stands_for_10(unseen, tmp_
         load_design(tmp_path)
 
 
+def test_a_design_of_jpegs_is_taken_and_a_folder_that_is_none_is_named_for_what_it_is(
+    unseen, tmp_path
+):
+    design = tmp_path / "design"
+    design.mkdir()
+    for card in DECK:
+        cv2.imwrite(str(design / f"{card.code}.jpg"), cv2.imread(str(unseen / f"{card.code}.png")))
+    assert len(load_design(design)) == 52
+    with pytest.raises(DesignError, match=r"nowhere: no such folder: a design is a folder"):
+        load_design(tmp_path / "nowhere")
+    with pytest.raises(DesignError, match=r"KC\.jpg: a file, not a folder of images"):
+        load_design(design / "KC.jpg")
+    shutil.copy(unseen / "KC.png", design / "KC.png")
+    with pytest.raises(DesignError, match=r"KC is given twice"):
+        load_design(design)
+
+
 class Dealer:
     """A camera over the box while a deck is dealt through it: a card every few frames."""
 

@@ -16,6 +16,7 @@ use.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -110,15 +111,22 @@ def read(images: list[str], deck: str | None, out=None) -> int:
         return 2
     status = 0
     for name in images:
-        try:
-            image = stills.read(name)
+        try:  # a folder stands for the images in it, in name order
+            named = [str(p) for p in stills.in_folder(name)] if os.path.isdir(name) else [name]
         except stills.ImageError as exc:
             print(f"faro-pi camera read: {exc}", file=sys.stderr)
             status = 1
             continue
-        reading = recogniser.read(image)
-        card = reading.card.code if reading.card else "noread"
-        print(f"{name} {card} {reading.confidence:.3f}", file=out, flush=True)
+        for still in named:
+            try:
+                image = stills.read(still)
+            except stills.ImageError as exc:
+                print(f"faro-pi camera read: {exc}", file=sys.stderr)
+                status = 1
+                continue
+            reading = recogniser.read(image)
+            card = reading.card.code if reading.card else "noread"
+            print(f"{still} {card} {reading.confidence:.3f}", file=out, flush=True)
     return status
 
 

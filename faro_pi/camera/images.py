@@ -31,6 +31,10 @@ FACE_HEIGHT = 1200
 hundred pixels, and a 4740×7380 scan would cost the simulator 2 GB."""
 
 
+SUFFIXES = frozenset({".png", ".jpg", ".jpeg", ".bmp", ".ppm", ".pgm", ".tif", ".tiff", ".webp"})
+"""The files of a folder that are images: stills, frames of a recording, faces."""
+
+
 class ImageError(ValueError):
     """A file that is not an image the camera reader takes; the message names it and why."""
 
@@ -57,6 +61,20 @@ def check(path: str | os.PathLike[str]) -> tuple[int, int]:
     if width * height > MOST_PIXELS:
         raise _too_many(path, f"{width}×{height} pixels")
     return width, height
+
+
+def in_folder(folder: str | os.PathLike[str]) -> list[Path]:
+    """The image files (``SUFFIXES``) in ``folder``, in name order; :class:`ImageError`
+    saying what ``folder`` is when it is not a folder of images."""
+    folder = Path(folder)
+    if not folder.exists():
+        raise ImageError(f"{folder}: no such folder")
+    if not folder.is_dir():
+        raise ImageError(f"{folder}: a file, not a folder of images")
+    found = sorted(p for p in folder.iterdir() if p.suffix.lower() in SUFFIXES)
+    if not found:
+        raise ImageError(f"{folder}: no images in the folder (PNG or JPEG files)")
+    return found
 
 
 def _too_many(path, claimed: str) -> ImageError:

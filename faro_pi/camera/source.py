@@ -70,10 +70,6 @@ class StillSource:
         self._frames = iter(())
 
 
-IMAGES = frozenset({".png", ".jpg", ".jpeg", ".bmp", ".ppm", ".pgm", ".tif", ".tiff", ".webp"})
-"""The files of a folder of frames that are frames."""
-
-
 class VideoSource:
     """The frames of a video file, in order; :class:`CameraError` after the last."""
 
@@ -97,12 +93,12 @@ class VideoSource:
 
 def open_recording(path: Path, rate: float | None = None) -> tuple[FrameSource, float]:
     """A recording of the box and its frames a second: a video file at its own rate, or a
-    folder of frames (``IMAGES``) in name order at 15 a second; ``rate`` says otherwise."""
+    folder of frames (``images.SUFFIXES``) in name order at 15 a second; ``rate`` says otherwise."""
     if path.is_dir():
-        frames = sorted(p for p in path.iterdir() if p.suffix.lower() in IMAGES)
-        if not frames:
-            raise CameraError(f"{path}: no frames in the folder (PNG or JPEG files, in name order)")
-        return StillSource(frames), rate or 15.0
+        try:
+            return StillSource(images.in_folder(path)), rate or 15.0
+        except images.ImageError as exc:
+            raise CameraError(f"{exc}: a recording is frames in name order") from None
     if not path.exists():
         raise CameraError(f"{path}: no such file or folder")
     if not path.is_file():

@@ -34,11 +34,17 @@ class DesignError(FaroError):
 
 
 def load_design(folder: str | Path) -> dict[Card, np.ndarray]:
-    """The 52 faces (RGBA) in ``folder``, each named by its code (``T`` for 10 is taken)."""
-    folder = Path(folder)
+    """The 52 faces (RGBA) in ``folder``, each an image named by its code (``T`` for 10 is
+    taken); :class:`DesignError` names what is wrong: no folder, a card missing or twice."""
+    try:
+        paths = images.in_folder(folder)
+    except images.ImageError as exc:
+        raise DesignError(f"{exc}: a design is a folder of 52 faces, KD.png, 10H.png...") from None
     faces: dict[Card, np.ndarray] = {}
-    for path in sorted(folder.glob("*.png")):
+    for path in paths:
         card = CARD_BY_CODE.get(path.stem.upper().replace("T", "10", 1))
+        if card in faces:
+            raise DesignError(f"{path}: {card.code} is given twice")
         if card is not None:
             faces[card] = images.read_face(path)
     missing = [card.code for card in DECK if card not in faces]
