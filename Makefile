@@ -81,9 +81,14 @@ browser:
 test: $(STAMP) test-deps old-pillow browser
 	$(BIN)/python -m pytest -q -n auto --durations=5
 
-# Rewrites the golden pictures on purpose: the OLED screens and the page's screenshots.
-golden: $(STAMP) browser
-	FARO_GOLDEN=update $(BIN)/python -m pytest -q tests/test_display.py tests/test_page.py -k "golden or fits" || true
+# Rewrites the golden pictures on purpose (the OLED screens, the page's and the floor's
+# screenshots), then compares against them as `make test` will, and lists what changed.
+GOLDEN_TESTS := tests/test_display.py tests/test_page.py tests/test_floor.py -k "golden or fits or floor_page"
+golden: $(STAMP) test-deps browser
+	FARO_GOLDEN=update $(BIN)/python -m pytest -q -p no:cacheprovider $(GOLDEN_TESTS) >/dev/null \
+		|| { echo "make golden: a test failed while writing the pictures; run it for why" >&2; exit 1; }
+	$(BIN)/python -m pytest -q $(GOLDEN_TESTS)
+	@git status --short tests/golden 2>/dev/null | sed 's/^/changed: /' || true
 
 sim: $(RUNTIME)
 	$(BIN)/faro-pi sim
