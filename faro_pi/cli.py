@@ -286,10 +286,13 @@ def parser() -> argparse.ArgumentParser:
     sim.add_argument(
         "--speed", type=_speed, default=1.0, help="1 deals at a calm pace, 0 as fast as it can"
     )
-    sim.add_argument("--seed", type=int, default=7, help="the demo's shuffle (default 7)")
-    sim.add_argument("--packs", type=int, default=1, help="packs the demo deals (default 1)")
+    sim.add_argument("--seed", type=int, help="the demo's shuffle (default 7)")
+    sim.add_argument("--packs", type=int, help="packs the demo deals (default 1)")
     sim.add_argument(
-        "--faults", action="store_true", help="the demo's shoe misbehaves now and then"
+        "--faults",
+        action="store_true",
+        default=None,
+        help="the demo's shoe misbehaves now and then",
     )
     sim.add_argument(
         "--camera",
@@ -300,8 +303,7 @@ def parser() -> argparse.ArgumentParser:
     sim.add_argument(
         "--profile",
         choices=tuple(PROFILES),
-        default=DEFAULT_PROFILE,
-        help="the house rules the demo plays (default teaching)",
+        help=f"the house rules the demo plays (default {DEFAULT_PROFILE})",
     )
     sim.add_argument(
         "--console",

@@ -195,6 +195,21 @@ def test_a_scenario_file_plays_and_a_bad_one_is_named(tmp_path):
     assert "line 1" in done.stderr and "button" in done.stderr
 
 
+@pytest.mark.parametrize("flag", [["--profile", "house"], ["--seed", "3"], ["--faults"]])
+def test_a_demo_flag_given_with_a_scenario_is_refused_not_ignored(tmp_path, flag):
+    scenario = tmp_path / "s.jsonl"
+    scenario.write_text('{"type":"session","seats":["Ann","Bob"],"banker":"Bob"}\n')
+    out = tmp_path / "out"
+    command = ["sim", "--scenario", str(scenario), *flag, "--out", str(out), "--speed", "0"]
+    done = subprocess.run(
+        [sys.executable, "-m", "faro_pi.cli", *command], capture_output=True, text=True
+    )
+    assert done.returncode == 2
+    assert done.stderr.startswith(f"faro-pi sim: {flag[0]} is the demo's")
+    assert '"profile": "house"' in done.stderr  # where a scenario says it instead
+    assert not out.exists()  # nothing was played
+
+
 def test_a_scenario_line_says_what_is_missing_and_which_lines_there_are():
     def error(obj: dict) -> str:
         with pytest.raises(FaroError) as caught:

@@ -25,6 +25,7 @@ from faro_pi.console.token import console_token, token_path
 from faro_pi.exc import FaroError, Refused
 from faro_pi.game.codec import event_from_json
 from faro_pi.game.events import Alarm, CardDrawn
+from faro_pi.game.profile import DEFAULT_PROFILE
 from faro_pi.service.export import export_lines
 from faro_pi.service.journal import Journal
 from faro_pi.sim import faults
@@ -292,13 +293,26 @@ def this_command(started: str | None = None) -> str:
     return shlex.quote(started)
 
 
+DEMO = {"seed": 7, "packs": 1, "faults": False, "profile": DEFAULT_PROFILE}
+"""What the demo is played with when ``sim`` is not told: a scenario says all of it itself."""
+
+
 def main(args: argparse.Namespace) -> int:
+    given = [name for name in DEMO if getattr(args, name) is not None]
+    if args.scenario and given:
+        print(
+            f"faro-pi sim: --{given[0]} is the demo's, and a scenario plays as it is written: "
+            'its session event names the profile ({"type": "session", "profile": "house", ...})',
+            file=sys.stderr,
+        )
+        return 2
+    demo = {name: getattr(args, name) if name in given else DEMO[name] for name in DEMO}
     try:
         if args.scenario:
             steps = scenarios.load(args.scenario)
         else:
             steps = scenarios.demo(
-                args.seed, packs=args.packs, faults=args.faults, profile=args.profile
+                demo["seed"], packs=demo["packs"], faults=demo["faults"], profile=demo["profile"]
             )
     except (FaroError, OSError) as exc:
         print(f"faro-pi sim: {exc}", file=sys.stderr)
@@ -344,6 +358,9 @@ def _camera(args: argparse.Namespace):
     from faro_pi.sim.camera import CameraShoe
     from faro_pi.virtual.camera import VirtualCamera, load_design
 
-    camera = VirtualCamera(load_design(args.camera), np.random.default_rng(args.seed))
+    camera = VirtualCamera(
+        load_design(args.camera),
+        np.random.default_rng(DEMO["seed"] if args.seed is None else args.seed),
+    )
     watch = Watch(Recogniser.load())
     return lambda reader: CameraShoe(camera, watch, reader)
