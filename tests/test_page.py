@@ -291,6 +291,34 @@ def test_the_page_asks_for_the_token_once_keeps_it_and_seats_the_table(tmp_path)
     run(scenario)
 
 
+def test_the_page_seats_a_session_under_the_house_rules_with_an_option_changed(tmp_path):
+    async def scenario():
+        async with table_with_page(tmp_path) as table:
+            page = table.page
+            await expect(page.locator("#seating")).to_be_visible()
+            await page.fill("#seat-1", "Ann")
+            await page.fill("#seat-2", "Bob")
+            await page.select_option("#banker-select", "Bob")
+            await page.locator("#options-box summary").tap()
+            await expect(page.locator("#option-combinations")).not_to_be_checked()  # teaching's
+            await page.select_option("#profile-select", "house")
+            # the house's options, shown as they are: combinations on, the high card on
+            await expect(page.locator("#option-combinations")).to_be_checked()
+            await page.locator("#option-high_card").tap()
+            await expect(page.locator("#option-high_card")).not_to_be_checked()
+            await page.tap("#seating-form button[type=submit]")
+            await expect(page.locator("#seating")).to_be_hidden()
+            await expect(page.locator("#rules")).to_contain_text("House rules")
+            await expect(page.locator("#rules")).to_contain_text("combinations")
+            await expect(page.locator("#rules")).not_to_contain_text("high card")
+            state = table.daemon.table.state
+            assert state.profile == "house"
+            assert table.daemon.table.options.combinations
+            assert not table.daemon.table.options.high_card
+
+    run(scenario)
+
+
 def test_predictions_are_placed_and_taken_off_by_tapping_the_layout(tmp_path):
     async def scenario():
         async with table_with_page(tmp_path) as table:

@@ -20,7 +20,7 @@ from faro_pi.game.events import Bet
 from faro_pi.game.felt import LOWER, SEVEN, UPPER
 from faro_pi.game.odds import last_three, next_pair
 from faro_pi.game.pack import Stage
-from faro_pi.game.profile import options_json
+from faro_pi.game.profile import PROFILES, options_json
 from faro_pi.game.rules import Table
 from faro_pi.game.state import Pair, Settlement
 
@@ -52,6 +52,10 @@ def can_lock(table: Table) -> bool:
     return table.entries_open
 
 
+PROFILE_OPTIONS = {name: options_json(options) for name, options in PROFILES.items()}
+"""Each profile's options, for the page to seat a session under either with its own."""
+
+
 def state(table: Table, version: int) -> dict[str, Any]:
     """Everything the table shows now; ``version`` rises with every change."""
     pack = table.pack
@@ -62,6 +66,7 @@ def state(table: Table, version: int) -> dict[str, Any]:
         "version": version,
         "profile": table.state.profile,
         "options": options_json(table.options),
+        "profiles": PROFILE_OPTIONS,
         "felt": FELT,
         "pack": {
             "number": pack.number,
