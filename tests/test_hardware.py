@@ -257,3 +257,39 @@ def test_the_drawing_numbers_every_registers_pins_and_shows_its_resistors():
         if r.get("fill") == "#fff" and {r.get("width"), r.get("height")} == {"6", "14"}
     ]
     assert len(boxes) == len(DECK) + 2 + 2  # LEDs, SRCLK and RCLK, two pull-ups
+
+
+# -- the README itself ------------------------------------------------------------------
+
+
+def code_blocks(path: Path) -> list[tuple[str, list[str]]]:
+    """Each fenced block of a Markdown file: its language (``""`` if none) and its lines."""
+    blocks: list[tuple[str, list[str]]] = []
+    inside: list[str] | None = None
+    for line in path.read_text().splitlines():
+        if line.strip().startswith("```"):
+            if inside is None:
+                inside = []
+                blocks.append((line.strip().removeprefix("```"), inside))
+            else:
+                inside = None
+        elif inside is not None:
+            inside.append(line)
+    return blocks
+
+
+def test_the_readmes_doctor_output_is_only_what_the_doctor_prints():
+    """Prose about the doctor goes outside the block that shows its output."""
+    shown = [lines for _, lines in code_blocks(README) if re.match(r" *(ok|skip|FAIL) ", lines[0])]
+    assert len(shown) >= 2
+    for lines in shown:
+        for line in lines:
+            assert re.fullmatch(r" *((ok|skip|FAIL) +\S.*|\.\.\.)", line), line
+
+
+def test_every_script_the_readme_names_is_there():
+    text = README.read_text()
+    named = re.findall(r"`([\w/]+\.py)`", text)
+    assert named
+    for name in named:
+        assert (HARDWARE / name).is_file() or (ROOT / name).is_file(), name
