@@ -183,6 +183,55 @@ def test_each_barcode_has_its_quiet_zone_inside_its_label():
         assert left + cell - (bars[-1][0] + bars[-1][1]) >= quiet
 
 
+A4 = (210.0, 297.0)
+LETTER = (215.9, 279.4)
+PRINTER_MARGIN = 6.0
+"""Millimetres at each edge of the paper that a printer may leave blank."""
+
+
+def drawn_boxes(root: ET.Element) -> list[tuple[str, float, float, float, float]]:
+    """What the sheet draws besides its background, each as (what, left, top, right, bottom)
+    in millimetres. A text's width is taken generously, 0.6 of its size a character."""
+    boxes = []
+    for line in root.iter(f"{SVG}line"):
+        x1, y1, x2, y2 = (float(line.get(k)) for k in ("x1", "y1", "x2", "y2"))
+        boxes.append(("cut line", min(x1, x2), min(y1, y2), max(x1, x2), max(y1, y2)))
+    for group in root.iter(f"{SVG}g"):
+        for rect in group.iter(f"{SVG}rect"):
+            x, y, w, h = (float(rect.get(k)) for k in ("x", "y", "width", "height"))
+            boxes.append((f"bar of {group.get('id')}", x, y, x + w, y + h))
+    for text in root.iter(f"{SVG}text"):
+        words = "".join(text.itertext())
+        size = float(text.get("font-size"))
+        width = 0.6 * size * len(words) + 2  # and the tspan's dx
+        x, y = float(text.get("x")), float(text.get("y"))
+        if text.get("text-anchor") == "middle":
+            x -= width / 2
+        boxes.append((repr(words), x, y - size, x + width, y + 0.3 * size))
+    return boxes
+
+
+def test_the_card_code_sheet_prints_at_full_size_on_a4_and_on_letter(tmp_path):
+    """The sheet is no larger than the paper both sizes share, and nothing on it comes
+    within a printer's margin of that paper's edges, so printing at 100 % (no scaling)
+    on A4 or US Letter, top-left or centred, keeps every label whole and its bars to size."""
+    out = tmp_path / "card-codes.svg"
+    subprocess.run(
+        [sys.executable, "-m", "hardware.card_codes", "--out", str(out)], cwd=ROOT, check=True
+    )
+    root = ET.fromstring(out.read_bytes())
+    width = float(root.get("width").removesuffix("mm"))
+    height = float(root.get("height").removesuffix("mm"))
+    assert root.get("viewBox") == f"0 0 {width:g} {height:g}"  # one unit, one millimetre
+    assert width <= min(A4[0], LETTER[0]) and height <= min(A4[1], LETTER[1])
+    boxes = drawn_boxes(root)
+    assert sum(what.startswith("bar of card-") for what, *_ in boxes) > 52 * 10
+    assert sum(what == "cut line" for what, *_ in boxes) == 5 + 14
+    for what, left, top, right, bottom in boxes:
+        assert left >= PRINTER_MARGIN and top >= PRINTER_MARGIN, what
+        assert right <= width - PRINTER_MARGIN and bottom <= height - PRINTER_MARGIN, what
+
+
 def test_the_generators_table_is_the_standards():
     for value, modules in enumerate(CODE128_MODULES):
         widths = [len(run) for run in re.findall(r"1+|0+", modules)]
