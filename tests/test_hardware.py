@@ -14,6 +14,7 @@ from faro_pi import board
 from faro_pi.config import load_config
 from faro_pi.game.cards import DECK, SUIT_SYMBOLS
 from hardware import card_codes
+from hardware import draw_shoe as shoe
 from hardware import draw_wiring as wiring
 
 ROOT = Path(__file__).parent.parent
@@ -306,6 +307,37 @@ def test_the_drawing_numbers_every_registers_pins_and_shows_its_resistors():
         if r.get("fill") == "#fff" and {r.get("width"), r.get("height")} == {"6", "14"}
     ]
     assert len(boxes) == len(DECK) + 2 + 2  # LEDs, SRCLK and RCLK, two pull-ups
+
+
+# -- the reader in the shoe ------------------------------------------------------------
+
+
+def test_the_shoe_section_is_drawn_by_its_script(tmp_path):
+    out = tmp_path / "shoe.svg"
+    subprocess.run(
+        [sys.executable, "-m", "hardware.draw_shoe", "--out", str(out)], cwd=ROOT, check=True
+    )
+    committed = (HARDWARE / "shoe.svg").read_text(encoding="utf-8")
+    assert out.read_text(encoding="utf-8") == committed, (
+        "shoe.svg is out of date: python -m hardware.draw_shoe"
+    )
+
+
+def test_the_scanner_sees_the_widest_label_whole_where_the_drawing_puts_it():
+    """At its distance, the field across the path holds the widest code with its quiet
+    zones, and the field along it the bars; the README gives the drawing's figures."""
+    widest = max((card.code for card in DECK), key=card_codes.barcode_width)
+    assert card_codes.barcode_width(widest) == card_codes.barcode_width(shoe.WIDEST_CODE)
+    assert shoe.field_width(shoe.FIELD_ACROSS) > card_codes.barcode_width(widest)
+    assert shoe.field_width(shoe.FIELD_ALONG) > card_codes.BAR_HEIGHT
+    text = README.read_text()
+    reader = text[text.index("## The reader") : text.index("## The camera")]
+    assert "![The barcode reader in the shoe, in section](shoe.svg)" in reader
+    assert f"{shoe.SCAN_DISTANCE} mm" in reader
+    assert f"{shoe.LABEL_FROM_EDGE} mm in from the short edge" in reader
+    assert f"is {card_codes.barcode_width(widest):.0f} mm across" in reader
+    assert f"sees {shoe.field_width(shoe.FIELD_ACROSS):.0f} mm at {shoe.SCAN_DISTANCE} mm" in reader
+    assert f"path {shoe.field_width(shoe.FIELD_ALONG):.0f} mm" in reader
 
 
 # -- the README itself ------------------------------------------------------------------
