@@ -113,6 +113,7 @@ hardware: $(STAMP)
 	$(BIN)/python -m hardware.draw_wiring
 	$(BIN)/python -m hardware.card_codes
 	$(BIN)/python -m hardware.draw_shoe
+	$(BIN)/python -m hardware.draw_case_keeper
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

@@ -12,8 +12,9 @@ import pytest
 
 from faro_pi import board
 from faro_pi.config import load_config
-from faro_pi.game.cards import DECK, SUIT_SYMBOLS
+from faro_pi.game.cards import DECK, RANKS, SUIT_SYMBOLS, SUITS
 from hardware import card_codes
+from hardware import draw_case_keeper as panel
 from hardware import draw_shoe as shoe
 from hardware import draw_wiring as wiring
 
@@ -338,6 +339,50 @@ def test_the_scanner_sees_the_widest_label_whole_where_the_drawing_puts_it():
     assert f"is {card_codes.barcode_width(widest):.0f} mm across" in reader
     assert f"sees {shoe.field_width(shoe.FIELD_ACROSS):.0f} mm at {shoe.SCAN_DISTANCE} mm" in reader
     assert f"path {shoe.field_width(shoe.FIELD_ALONG):.0f} mm" in reader
+
+
+# -- the case keeper's panel -------------------------------------------------------------
+
+
+def test_the_panel_is_drawn_by_its_script(tmp_path):
+    out = tmp_path / "case-keeper.svg"
+    subprocess.run(
+        [sys.executable, "-m", "hardware.draw_case_keeper", "--out", str(out)],
+        cwd=ROOT,
+        check=True,
+    )
+    committed = (HARDWARE / "case-keeper.svg").read_text(encoding="utf-8")
+    assert out.read_text(encoding="utf-8") == committed, (
+        "case-keeper.svg is out of date: python -m hardware.draw_case_keeper"
+    )
+
+
+def test_the_panel_puts_each_cards_led_where_the_board_says():
+    """Ranks A..K left to right at one pitch, suits S, H, D, C top to bottom at another,
+    and each register drawn under the columns whose LEDs the board's table gives it."""
+    root = ET.fromstring((HARDWARE / "case-keeper.svg").read_bytes())
+    leds = {
+        c.get("id").removeprefix("led-"): (float(c.get("cx")), float(c.get("cy")))
+        for c in root.iter(f"{SVG}circle")
+        if c.get("id", "").startswith("led-")
+    }
+    assert sorted(leds) == sorted(card.code for card in DECK)
+    for card in DECK:
+        x, y = leds[card.code]
+        column, row = card.rank - 1, SUITS.index(card.suit)
+        ace_x, spade_y = leds["AS"]
+        assert x == pytest.approx(ace_x + column * panel.COLUMN_PITCH * panel.SCALE)
+        assert y == pytest.approx(spade_y + row * panel.ROW_PITCH * panel.SCALE)
+    texts = ["".join(t.itertext()) for t in root.iter(f"{SVG}text")]
+    for register in range(board.REGISTERS):
+        ranks = [r for r in RANKS if any(p[0] == register for p in board.CASE_KEEPER[r])]
+        assert texts[texts.index(f"R{register}") + 1] == " ".join(ranks)
+    text = README.read_text()
+    section = text[text.index("## The case keeper's panel") : text.index("## The reader")]
+    assert "![The case keeper's panel, and the registers behind it](case-keeper.svg)" in section
+    assert f"Columns {panel.COLUMN_PITCH} mm apart and rows {panel.ROW_PITCH} mm" in section
+    assert f"{panel.PANEL[0]:.0f} × {panel.PANEL[1]:.0f} mm" in section
+    assert f"{panel.HOLE} mm for 5 mm LEDs" in section
 
 
 # -- the README itself ------------------------------------------------------------------
