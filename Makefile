@@ -108,10 +108,12 @@ install:
 uninstall:
 	DESTDIR="$(DESTDIR)" PREFIX="$(PREFIX)" sh hardware/uninstall.sh
 
-# Redraws hardware/wiring.svg and hardware/card-codes.svg from the code.
+# Redraws the drawings in hardware/ from the code.
 hardware: $(STAMP)
 	$(BIN)/python -m hardware.draw_wiring
 	$(BIN)/python -m hardware.card_codes
+	$(BIN)/python -m hardware.draw_shoe
+	$(BIN)/python -m hardware.draw_case_keeper
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

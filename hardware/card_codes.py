@@ -2,9 +2,13 @@
 
 One Code 128 barcode per card, carrying exactly the card's fsp1 code (``AS``,
 ``10H``, ``KD``: what the reader sends and the plain protocol reads), with the
-code and the suit symbol printed under it. Print the sheet at 100 % on A4
-label paper or card stock, cut along the grey lines and fix each label to its
-card where the shoe's scanner sees it as the card leaves.
+code and the suit symbol printed under it. Print the sheet at 100 % on A4 or
+US Letter label paper or card stock, cut along the grey lines and fix each
+label to its card where the shoe's scanner sees it as the card leaves.
+
+The page is the part common to both papers, 210 × 279 mm, and everything on
+it keeps 10 mm from its edges: more than any printer's unprintable margin,
+wherever a printer puts the page on its paper.
 
 Code 128 (code set B) because every scanner module reads it out of the box
 and its check character catches a misread bar. Bars are drawn as SVG
@@ -53,7 +57,8 @@ QUIET = 10
 MODULE = 0.33
 """Millimetres per module: 13 mil, the usual density for scanner modules."""
 BAR_HEIGHT = 10.0
-PAGE_W, PAGE_H = 210.0, 297.0
+PAGE_W, PAGE_H = 210.0, 279.0
+"""A4's width and (just under) US Letter's height: the sheet prints at 100 % on either."""
 MARGIN = 10.0
 TOP = 28.0
 """Where the grid of labels starts, below the sheet's title."""
@@ -114,7 +119,7 @@ def render() -> str:
         "faro-pi card codes</text>",
         f'<text x="{_n(MARGIN)}" y="{_n(MARGIN + 10)}" font-size="3">'
         "Code 128, one label per card, carrying the card&#8217;s fsp1 code. "
-        "Print at 100 % (no scaling),</text>",
+        "Print at 100 % (no scaling) on A4 or Letter,</text>",
         f'<text x="{_n(MARGIN)}" y="{_n(MARGIN + 14)}" font-size="3">'
         "cut along the grey lines, and fix each label where the shoe&#8217;s scanner "
         "sees it as the card leaves.</text>",

@@ -12,8 +12,10 @@ import pytest
 
 from faro_pi import board
 from faro_pi.config import load_config
-from faro_pi.game.cards import DECK, SUIT_SYMBOLS
+from faro_pi.game.cards import DECK, RANKS, SUIT_SYMBOLS, SUITS
 from hardware import card_codes
+from hardware import draw_case_keeper as panel
+from hardware import draw_shoe as shoe
 from hardware import draw_wiring as wiring
 
 ROOT = Path(__file__).parent.parent
@@ -183,6 +185,55 @@ def test_each_barcode_has_its_quiet_zone_inside_its_label():
         assert left + cell - (bars[-1][0] + bars[-1][1]) >= quiet
 
 
+A4 = (210.0, 297.0)
+LETTER = (215.9, 279.4)
+PRINTER_MARGIN = 6.0
+"""Millimetres at each edge of the paper that a printer may leave blank."""
+
+
+def drawn_boxes(root: ET.Element) -> list[tuple[str, float, float, float, float]]:
+    """What the sheet draws besides its background, each as (what, left, top, right, bottom)
+    in millimetres. A text's width is taken generously, 0.6 of its size a character."""
+    boxes = []
+    for line in root.iter(f"{SVG}line"):
+        x1, y1, x2, y2 = (float(line.get(k)) for k in ("x1", "y1", "x2", "y2"))
+        boxes.append(("cut line", min(x1, x2), min(y1, y2), max(x1, x2), max(y1, y2)))
+    for group in root.iter(f"{SVG}g"):
+        for rect in group.iter(f"{SVG}rect"):
+            x, y, w, h = (float(rect.get(k)) for k in ("x", "y", "width", "height"))
+            boxes.append((f"bar of {group.get('id')}", x, y, x + w, y + h))
+    for text in root.iter(f"{SVG}text"):
+        words = "".join(text.itertext())
+        size = float(text.get("font-size"))
+        width = 0.6 * size * len(words) + 2  # and the tspan's dx
+        x, y = float(text.get("x")), float(text.get("y"))
+        if text.get("text-anchor") == "middle":
+            x -= width / 2
+        boxes.append((repr(words), x, y - size, x + width, y + 0.3 * size))
+    return boxes
+
+
+def test_the_card_code_sheet_prints_at_full_size_on_a4_and_on_letter(tmp_path):
+    """The sheet is no larger than the paper both sizes share, and nothing on it comes
+    within a printer's margin of that paper's edges, so printing at 100 % (no scaling)
+    on A4 or US Letter, top-left or centred, keeps every label whole and its bars to size."""
+    out = tmp_path / "card-codes.svg"
+    subprocess.run(
+        [sys.executable, "-m", "hardware.card_codes", "--out", str(out)], cwd=ROOT, check=True
+    )
+    root = ET.fromstring(out.read_bytes())
+    width = float(root.get("width").removesuffix("mm"))
+    height = float(root.get("height").removesuffix("mm"))
+    assert root.get("viewBox") == f"0 0 {width:g} {height:g}"  # one unit, one millimetre
+    assert width <= min(A4[0], LETTER[0]) and height <= min(A4[1], LETTER[1])
+    boxes = drawn_boxes(root)
+    assert sum(what.startswith("bar of card-") for what, *_ in boxes) > 52 * 10
+    assert sum(what == "cut line" for what, *_ in boxes) == 5 + 14
+    for what, left, top, right, bottom in boxes:
+        assert left >= PRINTER_MARGIN and top >= PRINTER_MARGIN, what
+        assert right <= width - PRINTER_MARGIN and bottom <= height - PRINTER_MARGIN, what
+
+
 def test_the_generators_table_is_the_standards():
     for value, modules in enumerate(CODE128_MODULES):
         widths = [len(run) for run in re.findall(r"1+|0+", modules)]
@@ -257,3 +308,114 @@ def test_the_drawing_numbers_every_registers_pins_and_shows_its_resistors():
         if r.get("fill") == "#fff" and {r.get("width"), r.get("height")} == {"6", "14"}
     ]
     assert len(boxes) == len(DECK) + 2 + 2  # LEDs, SRCLK and RCLK, two pull-ups
+
+
+# -- the reader in the shoe ------------------------------------------------------------
+
+
+def test_the_shoe_section_is_drawn_by_its_script(tmp_path):
+    out = tmp_path / "shoe.svg"
+    subprocess.run(
+        [sys.executable, "-m", "hardware.draw_shoe", "--out", str(out)], cwd=ROOT, check=True
+    )
+    committed = (HARDWARE / "shoe.svg").read_text(encoding="utf-8")
+    assert out.read_text(encoding="utf-8") == committed, (
+        "shoe.svg is out of date: python -m hardware.draw_shoe"
+    )
+
+
+def test_the_scanner_sees_the_widest_label_whole_where_the_drawing_puts_it():
+    """At its distance, the field across the path holds the widest code with its quiet
+    zones, and the field along it the bars; the README gives the drawing's figures."""
+    widest = max((card.code for card in DECK), key=card_codes.barcode_width)
+    assert card_codes.barcode_width(widest) == card_codes.barcode_width(shoe.WIDEST_CODE)
+    assert shoe.field_width(shoe.FIELD_ACROSS) > card_codes.barcode_width(widest)
+    assert shoe.field_width(shoe.FIELD_ALONG) > card_codes.BAR_HEIGHT
+    text = README.read_text()
+    reader = text[text.index("## The reader") : text.index("## The camera")]
+    assert "![The barcode reader in the shoe, in section](shoe.svg)" in reader
+    assert f"{shoe.SCAN_DISTANCE} mm" in reader
+    assert f"{shoe.LABEL_FROM_EDGE} mm in from the short edge" in reader
+    assert f"is {card_codes.barcode_width(widest):.0f} mm across" in reader
+    assert f"sees {shoe.field_width(shoe.FIELD_ACROSS):.0f} mm at {shoe.SCAN_DISTANCE} mm" in reader
+    assert f"path {shoe.field_width(shoe.FIELD_ALONG):.0f} mm" in reader
+
+
+# -- the case keeper's panel -------------------------------------------------------------
+
+
+def test_the_panel_is_drawn_by_its_script(tmp_path):
+    out = tmp_path / "case-keeper.svg"
+    subprocess.run(
+        [sys.executable, "-m", "hardware.draw_case_keeper", "--out", str(out)],
+        cwd=ROOT,
+        check=True,
+    )
+    committed = (HARDWARE / "case-keeper.svg").read_text(encoding="utf-8")
+    assert out.read_text(encoding="utf-8") == committed, (
+        "case-keeper.svg is out of date: python -m hardware.draw_case_keeper"
+    )
+
+
+def test_the_panel_puts_each_cards_led_where_the_board_says():
+    """Ranks A..K left to right at one pitch, suits S, H, D, C top to bottom at another,
+    and each register drawn under the columns whose LEDs the board's table gives it."""
+    root = ET.fromstring((HARDWARE / "case-keeper.svg").read_bytes())
+    leds = {
+        c.get("id").removeprefix("led-"): (float(c.get("cx")), float(c.get("cy")))
+        for c in root.iter(f"{SVG}circle")
+        if c.get("id", "").startswith("led-")
+    }
+    assert sorted(leds) == sorted(card.code for card in DECK)
+    for card in DECK:
+        x, y = leds[card.code]
+        column, row = card.rank - 1, SUITS.index(card.suit)
+        ace_x, spade_y = leds["AS"]
+        assert x == pytest.approx(ace_x + column * panel.COLUMN_PITCH * panel.SCALE)
+        assert y == pytest.approx(spade_y + row * panel.ROW_PITCH * panel.SCALE)
+    texts = ["".join(t.itertext()) for t in root.iter(f"{SVG}text")]
+    for register in range(board.REGISTERS):
+        ranks = [r for r in RANKS if any(p[0] == register for p in board.CASE_KEEPER[r])]
+        assert texts[texts.index(f"R{register}") + 1] == " ".join(ranks)
+    text = README.read_text()
+    section = text[text.index("## The case keeper's panel") : text.index("## The reader")]
+    assert "![The case keeper's panel, and the registers behind it](case-keeper.svg)" in section
+    assert f"Columns {panel.COLUMN_PITCH} mm apart and rows {panel.ROW_PITCH} mm" in section
+    assert f"{panel.PANEL[0]:.0f} × {panel.PANEL[1]:.0f} mm" in section
+    assert f"{panel.HOLE} mm for 5 mm LEDs" in section
+
+
+# -- the README itself ------------------------------------------------------------------
+
+
+def code_blocks(path: Path) -> list[tuple[str, list[str]]]:
+    """Each fenced block of a Markdown file: its language (``""`` if none) and its lines."""
+    blocks: list[tuple[str, list[str]]] = []
+    inside: list[str] | None = None
+    for line in path.read_text().splitlines():
+        if line.strip().startswith("```"):
+            if inside is None:
+                inside = []
+                blocks.append((line.strip().removeprefix("```"), inside))
+            else:
+                inside = None
+        elif inside is not None:
+            inside.append(line)
+    return blocks
+
+
+def test_the_readmes_doctor_output_is_only_what_the_doctor_prints():
+    """Prose about the doctor goes outside the block that shows its output."""
+    shown = [lines for _, lines in code_blocks(README) if re.match(r" *(ok|skip|FAIL) ", lines[0])]
+    assert len(shown) >= 2
+    for lines in shown:
+        for line in lines:
+            assert re.fullmatch(r" *((ok|skip|FAIL) +\S.*|\.\.\.)", line), line
+
+
+def test_every_script_the_readme_names_is_there():
+    text = README.read_text()
+    named = re.findall(r"`([\w/]+\.py)`", text)
+    assert named
+    for name in named:
+        assert (HARDWARE / name).is_file() or (ROOT / name).is_file(), name

@@ -265,3 +265,38 @@ def test_every_shell_command_of_the_readme_runs_here(tmp_path):
         print(f"skipped: {line}  ({why})")
     assert (tmp_path / "sim-out" / "events.jsonl").exists()
     print(f"the README's commands: {time.perf_counter() - started:.1f} s")
+
+
+def _slug(heading: str) -> str:
+    """A heading's anchor as GitHub makes it: lower case, punctuation dropped, spaces to -."""
+    heading = re.sub(r"[^\w\- ]", "", heading.strip().lower())
+    return heading.replace(" ", "-")
+
+
+def _outside_code(path: Path) -> str:
+    return re.sub(r"^ *```.*?^ *```", "", path.read_text(), flags=re.M | re.S)
+
+
+def _anchors(path: Path) -> set[str]:
+    """A Markdown file's anchors; a repeated heading's get -1, -2..."""
+    anchors: set[str] = set()
+    counts: dict[str, int] = {}
+    for heading in re.findall(r"^#{1,6} (.+)$", _outside_code(path), re.M):
+        slug = _slug(heading)
+        repeat = counts[slug] = counts.get(slug, -1) + 1
+        anchors.add(f"{slug}-{repeat}" if repeat else slug)
+    return anchors
+
+
+def test_every_link_of_the_docs_leads_somewhere():
+    """A relative link names a file of the repository, and its #part a heading in it."""
+    pages = [README, *sorted(ROOT.glob("hardware/*.md")), *sorted(ROOT.glob("docs/*.md"))]
+    for page in pages:
+        for target in re.findall(r"\]\(([^)\s]+)\)", _outside_code(page)):
+            if re.match(r"[a-z]+:", target):
+                continue  # http:, https:, mailto:
+            path, _, part = target.partition("#")
+            linked = page.parent / path if path else page
+            assert linked.exists(), f"{page.relative_to(ROOT)}: {target}: no such file"
+            if part and linked.suffix == ".md":
+                assert part in _anchors(linked), f"{page.relative_to(ROOT)}: {target}: no heading"
