@@ -20,21 +20,23 @@ from collections.abc import Iterable
 from faro_pi.config import load_config
 from faro_pi.floor.publisher import Publisher
 from faro_pi.floor.wire import encode_row
-from faro_pi.game.codec import event_to_json
+from faro_pi.game.codec import TAGS, event_to_json
 from faro_pi.game.events import Event
 from faro_pi.service.chain import GENESIS, Stored, seal
 from faro_pi.table import serve
 
 
-def row_messages(events: Iterable[Event], at: float = 1_764_000_000.0) -> list[bytes]:
+def row_messages(events: Iterable[Event | dict], at: float = 1_764_000_000.0) -> list[bytes]:
     """The messages of a journal holding ``events`` from row 1, each row sealed to the one
-    before it as the journal seals it, one second apart from ``at``."""
+    before it as the journal seals it, one second apart from ``at``. An event given as a
+    JSON object is sent as it is, as a table that is not faro-pi's could send it."""
     messages, pack, last = [], 1, GENESIS
     for seq, event in enumerate(events, start=1):
-        text = json.dumps(event_to_json(event), sort_keys=True, separators=(",", ":")).encode()
+        obj = event if isinstance(event, dict) else event_to_json(event)
+        text = json.dumps(obj, sort_keys=True, separators=(",", ":")).encode()
         when = at + seq
         last = seal(last, seq, when, text, None, None)
-        if event.new_pack:
+        if TAGS[obj["type"]].new_pack:
             pack += 1
         messages.append(encode_row(Stored(seq, when, text, None, None, last), pack))
     return messages

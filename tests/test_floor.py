@@ -38,7 +38,7 @@ from faro_pi.floor.pit import TableView
 from faro_pi.floor.pitboss import PitBoss
 from faro_pi.floor.publisher import Publisher
 from faro_pi.floor.store import Copy, StoreError, copy_path, export_lines
-from faro_pi.floor.wire import decode_row, encode_row, table_topic, topics
+from faro_pi.floor.wire import Row, decode_row, encode_row, table_topic, topics
 from faro_pi.game.cards import DECK
 from faro_pi.game.codec import event_to_json
 from faro_pi.game.demo import play
@@ -662,6 +662,125 @@ async def test_a_hostile_table_cannot_take_the_floor_down_nor_put_junk_in_its_co
     ignored = [r.getMessage() for r in caplog.records if "ignored a message" in r.getMessage()]
     assert len([line for line in ignored if "on journal" in line]) == 1, ignored
     assert len([line for line in ignored if "on state" in line]) == 2, ignored  # two starts
+
+
+REPORT_PAST_ANY = {"type": "integrity", "pack": 1, "flagged": [], "report": {"x": 10**30}}
+"""An integrity row whose report holds a number no report has, nor msgpack can write."""
+
+
+def hostile_night() -> list:
+    """A pack, its report past any, the shuffle and a card: a valid chain of 56 rows."""
+    return [
+        Session(SEATS, "Cy"),
+        *map(CardDrawn, DECK),
+        REPORT_PAST_ANY,
+        SHUFFLE,
+        CardDrawn(DECK[0]),
+    ]
+
+
+@contextlib.asynccontextmanager
+async def sending_as(broker: Mosquitto, name: str):
+    """A client of the broker's with table ``name``'s user: whatever it sends is that table's."""
+    async with aiomqtt.Client(
+        "127.0.0.1", broker.port, username=name, password=password(name)
+    ) as client:
+        yield client
+
+
+async def test_a_row_that_does_not_fit_is_refused_on_arrival_and_the_other_tables_go_on(
+    tmp_path, broker, caplog
+):
+    """A table publishes a valid chain whose integrity row reports {"x": 10**30}: the floor
+    refuses that row as it arrives, says why in its log and on the table's line, and counts
+    it against the table; another table's rows are copied as before. (Taken, the row made
+    the resume point at the next shuffle raise, and ``faro-pi floor`` exit, at every start.)"""
+    caplog.set_level(logging.INFO, logger="faro_pi")
+    async with floor_running(tmp_path / "floor", broker) as (boss, page, _):
+        async with sending_as(broker, "t1") as hostile:
+            for message in row_messages(hostile_night()):
+                await hostile.publish(topics("faro", "t1").journal, message, qos=1)
+        async with table_publishing(tmp_path / "t2", broker.url, "t2") as (daemon, _):
+            deal(daemon)
+            await until((boss, daemon), lambda: copied(boss, "t2", daemon))
+        view = boss.views["t1"]
+        await until(boss, lambda: view.copy.head == 53 and view.refusals == 1)
+        text = view.witness["refused"]
+        assert "row 54 is not an event" in text and "deal-integrity report" in text, text
+        lines = {line["name"]: line for line in page.pit()["tables"]}
+        assert {"kind": "floor", "text": text} in lines["t1"]["alarms"]
+        assert lines["t1"]["refused"] == 1 and lines["t1"]["diverged"] is None
+        assert lines["t2"]["alarms"] == [] and lines["t2"]["refused"] == 0
+        assert lines["t1"]["pack"] == 1 and lines["t1"]["cards"] == 52
+    assert "t1: ignored a message on journal: row 54 is not an event: 'report'" in caplog.text
+    assert "".join(export_lines(tmp_path / "floor" / "store", "t2")) == journal_export(
+        tmp_path / "t2" / "journal.sqlite3"
+    )
+
+
+def kept_before(copy: Copy, messages: list[bytes]) -> None:
+    """The rows of ``messages`` into ``copy`` as a floor that did not check their events kept
+    them: the very bytes the table sealed."""
+    rows = []
+    for message in messages:
+        m = json.loads(message)
+        text = json.dumps(m["event"], sort_keys=True, separators=(",", ":")).encode()
+        hashed = bytes.fromhex(m["hash"])
+        rows.append(Row(m["seq"], m["pack"], text, m["refused"], m["at"], m["frame"], hashed, None))
+    assert len(copy.add(rows).taken) == len(rows)
+
+
+async def test_a_copy_the_floor_cannot_follow_is_its_tables_alarm_and_the_floor_goes_on(
+    tmp_path, broker
+):
+    """t1's copy holds a row that is not text (a damaged file), t3's the hostile night's rows
+    as a floor kept them before it checked reports, and a trigger that refuses every row
+    after them, as a full disk would: each start of the floor raises an alarm on t1's and
+    t3's lines and runs on (it exited 1 at every start), t1's new rows are still copied, t3's
+    are asked for again, and t2's rows arrive as ever."""
+    store = tmp_path / "floor" / "store"
+    store.mkdir(parents=True)
+    first = row_messages([Session(SEATS, "Cy"), *map(CardDrawn, DECK[:20])])
+    t1 = Copy(copy_path(store, "t1"))
+    t1.add([decode_row(message) for message in first[:10]])
+    t1.close()
+    with contextlib.closing(sqlite3.connect(copy_path(store, "t1"))) as db, db:
+        db.execute("UPDATE rows SET event = CAST(event AS BLOB) WHERE seq = 3")
+    hostile = row_messages(hostile_night())
+    t3 = Copy(copy_path(store, "t3"))
+    kept_before(t3, hostile[:55])
+    t3.close()
+    with contextlib.closing(sqlite3.connect(copy_path(store, "t3"))) as db, db:
+        db.execute(
+            "CREATE TRIGGER full BEFORE INSERT ON rows "
+            "BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END"
+        )
+
+    def alarms(page) -> dict[str, list[str]]:
+        return {line["name"]: [a["text"] for a in line["alarms"]] for line in page.pit()["tables"]}
+
+    async with floor_running(tmp_path / "floor", broker) as (boss, page, _):
+        (t1_alarm,), (t3_alarm,) = alarms(page)["t1"], alarms(page)["t3"]
+        assert "stopped following this table after row 2 (" in t1_alarm
+        assert "at row 54: 'report' is not a pack's deal-integrity report" in t3_alarm
+        async with sending_as(broker, "t1") as client:
+            for message in first[10:]:
+                await client.publish(topics("faro", "t1").journal, message, qos=1)
+        async with sending_as(broker, "t3") as client:
+            await client.publish(topics("faro", "t3").journal, hostile[55], qos=1)
+        async with table_publishing(tmp_path / "t2", broker.url, "t2") as (daemon, _):
+            deal(daemon)
+            await until((boss, daemon), lambda: copied(boss, "t2", daemon))
+        await until(boss, lambda: boss.views["t1"].copy.head == 21)
+        await until(boss, lambda: "store" in boss.views["t3"].witness)
+        assert "database or disk is full" in boss.views["t3"].witness["store"]
+        assert boss.views["t3"].copy.head == 55 and boss.gaps["t3"].known == 56
+        assert alarms(page)["t2"] == [] and page.pit()["alarms"] == 2
+        rows, balances = boss.views["t2"].copy.head, dict(boss.views["t2"].table.balances)
+    async with floor_running(tmp_path / "floor", broker) as (boss, page, _):
+        assert alarms(page) == {"t1": [t1_alarm], "t2": [], "t3": [t3_alarm]}
+        assert boss.views["t2"].copy.head == rows
+        assert boss.views["t2"].table.balances == balances != {}
 
 
 TOKEN = "pit-boss"

@@ -1,25 +1,37 @@
 """The journal: what was acknowledged survives a kill, and a damaged file is reported, not reset."""
 
+import asyncio
 import contextlib
 import hashlib
+import io
 import math
 import os
 import random
+import shutil
 import sqlite3
 import subprocess
 import sys
 import threading
 import time
 import tracemalloc
+from pathlib import Path
 
 import pytest
 
+from faro_pi.config import load_config
 from faro_pi.exc import FaroError, JournalError
+from faro_pi.game import resume
 from faro_pi.game.cards import DECK, parse_card
-from faro_pi.game.codec import event_from_json
-from faro_pi.game.events import CardDrawn, Lock
+from faro_pi.game.codec import decode_event, event_from_json
+from faro_pi.game.events import CardDrawn, Lock, Session, Shuffle
+from faro_pi.game.integrity import IntegrityReport
+from faro_pi.game.replay import replay
+from faro_pi.game.rules import Table
+from faro_pi.service import restore, verify
+from faro_pi.service.daemon import Daemon
 from faro_pi.service.journal import Change, Entry, Journal
 from tests.benchmarks.figures import report
+from tests.conftest import write_config
 
 FRAME0 = 1000
 """The child writer's n-th event applies reader frame FRAME0 + n: the link must move with it."""
@@ -516,3 +528,60 @@ def test_a_restart_resumes_from_the_latest_resume_point_and_equals_a_whole_repla
         assert restore(journal).state == whole.state
     with Journal.open(path, readonly=True) as journal:
         assert restore(journal).state == whole.state and restore(journal).pairs == whole.pairs
+
+
+# -- integrity reports --------------------------------------------------------------------
+
+REPORTS = Path(__file__).parent / "golden" / "journal" / "reports.sqlite3"
+"""Two packs and their reports, journaled by :func:`reported_night` when the report of an
+``integrity`` row was any JSON object, before it was typed measure by measure."""
+
+
+async def reported_night(folder: Path) -> Path:
+    """Two packs dealt through the daemon, each reported at its hock, then a shuffle: the
+    first fair, the second in the first's order, not shuffled (flagged, with its alarm).
+    Returns the journal's path."""
+    folder.mkdir(exist_ok=True)
+    config = load_config(write_config(folder), environ={})
+    daemon = Daemon(config, Journal.open(config.journal.path))
+    order = list(DECK)
+    random.Random(6).shuffle(order)
+    try:
+        daemon.enter(Session(("Ann", "Bob", "Cy"), "Cy"))
+        for pack in range(2):
+            for frame, card in enumerate(order, start=1 + 52 * pack):
+                daemon.record_reading(CardDrawn(card, "reader"), seq=frame)
+                await asyncio.sleep(0)  # the turn the hock's report is journaled on
+            daemon.enter(Shuffle())
+    finally:
+        daemon.quieten()
+        daemon.journal.close()
+    return config.journal.path
+
+
+async def test_a_journal_of_reports_from_before_they_were_typed_verifies_and_replays(tmp_path):
+    """The reports journaled as any object verify, and so do the resume points that keep
+    them; a start replays the rows and reads each report measure by measure; and the same
+    night journaled today is the same rows, byte for byte."""
+    path = tmp_path / "journal.sqlite3"
+    shutil.copyfile(REPORTS, path)
+    out = io.StringIO()
+    assert verify.main(path, out=out) == 0, out.getvalue()
+    assert out.getvalue().endswith(
+        "110 rows verified and 2 resume points replayed; the hash of row 110 is "
+        "00b2dfed093ba7747a0d1007ef834158db03927e27a628ef5db45c0cedba4ddd\n"
+    )
+    journal, table = restore.start(path)
+    with journal:
+        rows = [(row.id, row.event, row.refused, row.seq) for row in journal.stored()]
+        kept = {row: resume.load(data) for row, data in journal.resume_points()}
+    assert sorted(kept) == [55, 110] and None not in kept.values()
+    whole = Table()
+    assert all(step.refused is None for step in replay(whole, ((n, e, r) for n, e, r, _ in rows)))
+    assert table.state == whole.state and table.pack.number == 3
+    reports = [decode_event(event) for _, event, _, _ in rows if b'"type":"integrity"' in event]
+    assert [type(event.report) for event in reports] == [IntegrityReport] * 2
+    assert reports[0].flagged == () and "the previous pack's order" in reports[1].flagged[0]
+    assert reports[1].report.kept_order.value == 52
+    with Journal.open(await reported_night(tmp_path / "today"), readonly=True) as today:
+        assert [(row.id, row.event, row.refused, row.seq) for row in today.stored()] == rows

@@ -559,13 +559,15 @@ def test_no_weight_is_taken_once_a_balance_nears_the_largest_exact_number():
 
 def test_an_integrity_report_belongs_to_the_complete_pack_on_the_table():
     from faro_pi.game.events import Integrity
+    from faro_pi.game.integrity import report
 
+    found = report(DECK)  # in the maker's order: a straight of 13
     table = seated("Ann")
-    refused(table, Integrity(1, (), {}), "integrity")  # the pack is not complete
+    refused(table, Integrity(1, found.flagged, found), "integrity")  # the pack is not complete
     deal(table, *(c.code for c in DECK))
-    refused(table, Integrity(2, (), {}), "integrity")
-    table.apply(Integrity(1, ("7 splits",), {"splits": {"value": 7}}))
-    assert table.state.integrity.flagged == ("7 splits",)
+    refused(table, Integrity(2, found.flagged, found), "integrity")
+    table.apply(Integrity(1, found.flagged, found))
+    assert table.state.integrity.report == found and "straight of 13" in found.flagged[0]
     table.apply(SHUFFLE)
     assert table.state.previous == tuple(DECK)  # the next report compares with it
 

@@ -27,6 +27,9 @@ log = logging.getLogger("faro_pi")
 TWINS_WINDOW = 600.0
 """Seconds after which a start that took turns with another is taken to have gone."""
 
+WHY_MOST = 300
+"""Characters of a refusal's reason on the page at most (a refused value may be long)."""
+
 
 class TableView:
     """One table as the floor knows it: its copy's engine, and whether it is online."""
@@ -38,7 +41,8 @@ class TableView:
         self.applied = 0
         """The last row run through the engine."""
         self.diverged: str | None = None
-        """Why the engine stopped following the copy, if it did (a newer table's events)."""
+        """Where and why the engine stopped following the copy, if it did: a row the rules
+        refuse (a newer table's events), or anything failing as it followed (:meth:`_failed`)."""
         status = copy.status()
         self.online, self.since = (None, None) if status is None else status
         self.changes = 0
@@ -52,21 +56,31 @@ class TableView:
         self.witness: dict[str, str] = {}
         """What the copy says of the table's journal that the journal cannot say of itself:
         rows it lost at its end (``lost``), rows changed (``differs``), another journal
-        (``breaks``); each stands until the table's rows continue the copy again."""
+        (``breaks``), rows the copy could not keep (``store``), each until the table's rows
+        continue the copy again; and what the floor refused or could not follow
+        (``refused``, ``engine``), until the floor starts again."""
+        self.refusals = 0
+        """Messages of the table's that the floor refused."""
 
     def restore(self) -> None:
         """The engine after every row of the copy: its latest kept state, then the rest."""
-        kept = self.copy.resume_point()
-        if kept is not None:
-            table = resume.load(kept[1])
-            if table is not None:
-                self.table, self.applied = table, kept[0]
-        self._follow(self.copy.rows(after=self.applied))
+        try:
+            kept = self.copy.resume_point()
+            if kept is not None:
+                table = resume.load(kept[1])
+                if table is not None:
+                    self.table, self.applied = table, kept[0]
+            self._follow(self.copy.rows(after=self.applied))
+        except Exception as exc:  # one table's copy must never stop the floor, nor its start
+            self._failed(exc)
 
     def apply(self, rows) -> None:
         """Runs newly kept rows (:class:`~faro_pi.floor.wire.Row`, their events decoded as they
         arrived) through the engine."""
-        self._follow((row.seq, row.decoded, row.refused) for row in rows)
+        try:
+            self._follow((row.seq, row.decoded, row.refused) for row in rows)
+        except Exception as exc:  # as in restore
+            self._failed(exc)
         self.changes += 1
 
     def _follow(self, rows: Iterable[tuple[int, Event | bytes, str | None]]) -> None:
@@ -77,7 +91,7 @@ class TableView:
         for step in replay(self.table, rows) if self.diverged is None else ():
             self.applied = step.row
             if step.refused is not None:
-                self._diverged(f"row {step.row}: {step.refused}")
+                self._diverged(f"at row {step.row}: {step.refused}")
                 break
             if step.event is not None and step.event.resume_point:
                 self.copy.keep_resume_point(step.row, resume.save(self.table))
@@ -88,11 +102,34 @@ class TableView:
 
     def _diverged(self, where: str) -> None:
         self.diverged = where
-        log.warning(
-            "floor: %s: the engine stops following the copy at %s; the copy is kept whole",
-            self.name,
-            where,
+        self._alarm(
+            "engine",
+            f"the floor stopped following this table {where}; its rows are still copied",
         )
+
+    def _failed(self, exc: Exception) -> None:
+        """Something failed as the floor followed this table's copy (its store, a resume
+        point, the engine): the engine stops following it, with an alarm on its line, and
+        the other tables go on."""
+        log.error("floor: %s: following the copy failed", self.name, exc_info=exc)
+        if self.diverged is None:
+            self._diverged(f"after row {self.applied} ({type(exc).__name__}: {exc})")
+
+    def refused(self, kind: str, why: str) -> None:
+        """A message of the table's on ``kind`` that the floor refused (:mod:`.wire` says
+        why), counted against the table; the pit boss logs the first of each topic."""
+        self.refusals += 1
+        count = "a message" if self.refusals == 1 else f"{self.refusals} messages"
+        why = why if len(why) <= WHY_MOST else why[: WHY_MOST - 1] + "…"
+        self.witness["refused"] = (
+            f"the floor refused {count} from this table, the last on {kind}: {why}"
+        )
+        self.changes += 1
+
+    def not_kept(self, exc: Exception) -> None:
+        """The table's rows could not go into its copy (its file, say): they are asked for
+        again, and the page says so until they are kept."""
+        self._alarm("store", f"the floor cannot keep this table's rows: {exc}")
 
     def _judge(self) -> None:
         """The integrity report of the pack just completed (again, if a void changed it)."""
@@ -105,7 +142,7 @@ class TableView:
         """What the copy made of rows that came (:meth:`Copy.add`)."""
         head = self.copy.head
         if added.taken:  # the chain continues: the table's rows are the copy's again
-            for kind in ("lost", "differs", "breaks"):
+            for kind in ("lost", "differs", "breaks", "store"):
                 self._settled(kind)
         if added.differs is not None:
             seq = added.differs
@@ -202,6 +239,7 @@ class TableView:
                 if line["integrity"]
             ],
             "diverged": self.diverged,
+            "refused": self.refusals,
             "packs": packs,
             "bank": sum(p["result"] for p in packs),
             "chart": bank_chart(table),

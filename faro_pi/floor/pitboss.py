@@ -5,7 +5,9 @@ under the prefix, with a session the broker keeps while the floor is away
 (a fixed client id, not a clean session), so rows sent meanwhile wait for it.
 Messages are taken in batches, as many as have arrived: each table's new
 rows go into its copy in one transaction and then through its engine
-(:mod:`faro_pi.floor.pit`), and the page is told which tables changed.
+(:mod:`faro_pi.floor.pit`), and the page is told which tables changed. A
+message the floor refuses, or anything failing with one table's rows, is an
+alarm on that table's line alone: the other tables are taken as ever.
 
 A copy takes only the next row, and only one that continues its chain
 (:mod:`faro_pi.floor.store`). When the floor learns that a table has rows it
@@ -92,7 +94,10 @@ class PitBoss:
         """Opens every copy in the store and runs it through its engine."""
         self.folder.mkdir(parents=True, exist_ok=True)
         for name in tables(self.folder):
-            self.view(name)
+            try:
+                self.view(name)
+            except Exception as exc:  # a copy that cannot be opened: the others still are
+                log.error("floor: %s: its copy is left out: %s", name, exc)
         log.info("floor: %d tables' copies in %s", len(self.views), self.folder)
 
     def view(self, name: str) -> TableView:
@@ -185,7 +190,7 @@ class PitBoss:
         """One message of a table's; True when the page must hear of it at once."""
         payload = message.payload if isinstance(message.payload, bytes) else b""
         if kind == "journal":
-            self._row(name, payload, rows)
+            return self._row(name, payload, rows)
         elif kind == "status":
             self._status(name, payload, wall, live=not message.retain)
             return True
@@ -193,40 +198,54 @@ class PitBoss:
             return self._state(name, payload, live=not message.retain)
         return False
 
-    def _row(self, name: str, payload: bytes, rows: dict[str, list[Row]]) -> None:
+    def _row(self, name: str, payload: bytes, rows: dict[str, list[Row]]) -> bool:
+        """Adds the row in ``payload`` to the table's; True if it was refused."""
         try:
             rows.setdefault(name, []).append(decode_row(payload))
         except ValueError as exc:
-            self._bad(name, "journal", exc)
+            self._refused(name, "journal", exc)
+            return True
+        return False
 
     def _keep(self, rows: dict[str, list[Row]], now: float, wall: float) -> set[str]:
-        """Each table's new rows into its copy, then through its engine; the tables that grew."""
+        """Each table's new rows into its copy, then through its engine; the tables that grew.
+        Whatever fails with one table's rows is that table's alone: the others are kept."""
         grew = set()
         for name, arrived in rows.items():
-            if not arrived:
-                continue
-            view = self.view(name)
-            gap = self.gaps[name]
-            gap.known = max(gap.known, max(row.seq for row in arrived))
-            added = view.copy.add(arrived, wall)
-            changes = view.changes
-            view.compared(added)
-            if added.breaks is not None:
-                gap.paused = True
-            elif added.taken:
-                gap.paused = False
-            if added.taken:
-                view.apply(added.taken)
-                gap.grew_at = now
-            if view.changes != changes:
-                grew.add(name)
+            try:
+                if arrived and self._keep_rows(name, arrived, now, wall):
+                    grew.add(name)
+            except Exception as exc:
+                view = self.views.get(name)
+                if view is None:  # its copy cannot be opened
+                    self._bad(name, "journal", exc)
+                else:
+                    view.not_kept(exc)
+                    grew.add(name)
         return grew
+
+    def _keep_rows(self, name: str, arrived: list[Row], now: float, wall: float) -> bool:
+        """A table's new rows into its copy, then through its engine; True if its line changed."""
+        view = self.view(name)
+        gap = self.gaps[name]
+        gap.known = max(gap.known, max(row.seq for row in arrived))
+        added = view.copy.add(arrived, wall)
+        changes = view.changes
+        view.compared(added)
+        if added.breaks is not None:
+            gap.paused = True
+        elif added.taken:
+            gap.paused = False
+        if added.taken:
+            view.apply(added.taken)
+            gap.grew_at = now
+        return view.changes != changes
 
     def _status(self, name: str, payload: bytes, wall: float, live: bool) -> None:
         try:
             status = decode_status(payload)
         except ValueError as exc:
-            self._bad(name, "status", exc)
+            self._refused(name, "status", exc)
             return
         self.view(name).heard(status.online, wall, status.instance, live=live)
         if status.online:
@@ -237,8 +256,8 @@ class PitBoss:
         try:
             state = decode_state(payload)
         except ValueError as exc:
-            self._bad(name, "state", exc)
-            return False
+            self._refused(name, "state", exc)
+            return True
         view, gap = self.view(name), self.gaps[name]
         corrected = state.version < gap.known  # the watchers hear of a belief set right
         gap.known = state.version
@@ -248,8 +267,14 @@ class PitBoss:
         view.ended(state.head.seq, state.head.digest())
         return corrected or view.changes != changes
 
+    def _refused(self, name: str, kind: str, exc: ValueError) -> None:
+        """A message that is not what its topic says: logged, and counted against its table
+        on the page."""
+        self._bad(name, kind, exc)
+        self.view(name).refused(kind, str(exc))
+
     def _bad(self, name: str, kind: str, exc: Exception) -> None:
-        """A message that is not what its topic says: told once per table and topic."""
+        """A message the floor could not take: told once per table and topic."""
         if (name, kind) not in self._told_bad:
             self._told_bad.add((name, kind))
             log.warning("floor: %s: ignored a message on %s: %s", name, kind, exc)

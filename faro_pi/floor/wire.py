@@ -24,9 +24,10 @@ Pure functions of bytes: the publisher, the floor and the tests all read them al
 Whatever a table sends is checked here before the floor keeps any of it (a
 table is trusted with its own record, never with the floor): a row is at most
 :data:`ROW_MOST` bytes with at most :data:`NESTING_MOST` objects and lists, its
-``seq`` a sane row number, its event one of the vocabulary's; a state is at
-most :data:`STATE_MOST` bytes. Anything else is a :exc:`ValueError` naming what
-is wrong, which the floor logs and drops.
+``seq`` a sane row number, its event one of the vocabulary's (every field of
+its type, to a report's last figure); a state is at most :data:`STATE_MOST`
+bytes. Anything else is a :exc:`ValueError` naming what is wrong, which the
+floor logs, counts against the table and drops.
 """
 
 from __future__ import annotations

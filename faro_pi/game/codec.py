@@ -151,26 +151,28 @@ def _extra(hint: Any) -> dict | None:
 
 
 _RULES = {cls: {f.name: _extra(f.type) for f in fields(cls)} for cls in EVENTS}
-_WHERE = re.compile(r"(.*?)(?: - at `\$\.(\w+).*`)?", re.S)
+_WHERE = re.compile(r"(.*?)(?: - at `(\$\.(\w+).*)`)?", re.S)
 _MISSING = re.compile(r"Object missing required field `(\w+)`")
 
 
 def _refusal(error: msgspec.ValidationError, obj: Any) -> Refused:
-    """The :class:`Refused` for what msgspec found wrong in ``obj``, by its field's rule."""
+    """The :class:`Refused` for what msgspec found wrong in ``obj``, by its field's rule; a
+    field's message may say where inside it (``{why}``: msgspec's words and the path)."""
     if not isinstance(obj, dict):
         return Refused("event", "an event is a JSON object with a 'type'")
     kind = obj.get("type")
     cls = TAGS.get(kind) if isinstance(kind, str) else None
     if cls is None:
         return Refused("event", f"unknown event type {kind!r}; known: {', '.join(TAGS)}")
-    message, key = _WHERE.fullmatch(str(error)).groups()
-    missing = _MISSING.match(message)
+    message, path, key = _WHERE.fullmatch(str(error)).groups()
+    missing = _MISSING.match(message) if key is None else None  # inside a field: the field's
     extra = _RULES[cls].get(missing[1] if missing else key)
     if extra is None:
         return Refused("event", f"{message} in a {kind!r} event")
     if missing:
         return Refused(extra["rule"], f"{missing[1]!r} is missing")
-    return Refused(extra["rule"], extra["wrong"].format(key=key, value=obj.get(key)))
+    why = f"{message} at {path}"
+    return Refused(extra["rule"], extra["wrong"].format(key=key, value=obj.get(key), why=why))
 
 
 # -- writing ------------------------------------------------------------------------------
@@ -183,11 +185,14 @@ _WRITE: dict[Any, Callable[[Any], Any]] = {
 
 
 def _writer(hint: Any) -> Callable[[Any], Any] | None:
-    """How a field's value is written: ranks by name, cards by code, options in full."""
+    """How a field's value is written: ranks by name, cards by code, options and a report in
+    full."""
     if get_origin(hint) is Annotated:
         return _writer(get_args(hint)[0])
     if isinstance(hint, type) and hint in _WRITE:
         return _WRITE[hint]
+    if isinstance(hint, type) and issubclass(hint, msgspec.Struct):
+        return lambda value: msgspec.json.decode(msgspec.json.encode(value))  # a report
     if get_origin(hint) is tuple:
         each = _writer(get_args(hint)[0])
         return list if each is None else lambda items: [each(item) for item in items]

@@ -29,10 +29,13 @@ import msgspec
 from msgspec import UNSET, Meta, UnsetType
 
 from faro_pi.game.exc import Refused
+from faro_pi.game.measures import REPORT, Findings, IntegrityReport
 from faro_pi.game.profile import DEFAULT_PROFILE, MAX_WEIGHT, PROFILES, options_for
 
 MIN_SEATS, MAX_SEATS = 2, 10
 """A session seats the banker and at least one player, and at most ten."""
+MOST_PACKS = 10**9
+"""The highest pack number: a table would deal a pack a minute for nineteen centuries."""
 ALARM_KINDS = ("refused", "noread", "gap", "lost", "noise", "integrity", "console", "floor")
 
 
@@ -366,16 +369,20 @@ class Integrity(_Event, tag="integrity"):
     daemon at the hock; 'flagged' says what a fair shuffle gives less than once in a thousand
     packs. Never entered."""
 
-    pack: Annotated[int, _field("integrity", "'pack' is the number of a pack, not {value!r}", ge=1)]
+    pack: Annotated[
+        int,
+        _field("integrity", "'pack' is the number of a pack, not {value!r}", ge=1, le=MOST_PACKS),
+    ]
     flagged: Annotated[
-        tuple[str, ...], _field("integrity", "'flagged' lists what the report found, in words")
+        Findings, _field("integrity", "'flagged' lists what the report found, a line a measure")
     ]
     report: Annotated[
-        dict[str, Any], _field("integrity", "'report' is an object: the report's measures")
+        IntegrityReport,
+        _field(
+            "integrity", "'report' is not a pack's deal-integrity report (docs/integrity.md): {why}"
+        ),
     ]
-    examples = (
-        {"type": "integrity", "pack": 1, "flagged": [], "report": {"splits": {"value": 1}}},
-    )
+    examples = ({"type": "integrity", "pack": 1, "flagged": [], "report": REPORT},)
     entered = False
 
 

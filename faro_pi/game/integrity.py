@@ -7,7 +7,8 @@ shuffle that leaves the order as it was). When a pack is complete,
 52 cards alike, and names anything a fair shuffle gives less than once in a
 thousand packs. The chances come from counting (exact fractions, or an upper
 bound where counting exactly is out of reach), never from sampling; what is
-fixed is worked out once, at import. ``docs/integrity.md`` has the maths.
+fixed is worked out once, at import. ``docs/integrity.md`` has the maths, and
+:mod:`faro_pi.game.measures` the report's shape.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from math import comb, factorial, floor, log10, perm
 import msgspec
 
 from faro_pi.game.cards import Card
+from faro_pi.game.measures import IntegrityReport, Measure
 from faro_pi.game.pack import PACK_SIZE, TURNS
 
 LEVEL = 0.001
@@ -28,51 +30,6 @@ LEVEL = 0.001
 
 RANKS = 13
 SUITS = 4
-
-
-class Measure(msgspec.Struct, frozen=True):
-    """One figure of a pack, and how often a fair shuffle reaches it."""
-
-    value: int
-    tail: float
-    """The chance that a fair shuffle gives ``value`` or more."""
-    limit: int | None
-    """The least value flagged; None when no value is rare enough to flag."""
-    exact: bool = True
-    """False when ``tail`` is an upper bound rather than the chance itself."""
-    at: int | None = None
-    """Where the longest run starts: the number of its first card in the pack (1..52)."""
-
-    @property
-    def flagged(self) -> bool:
-        return self.limit is not None and self.value >= self.limit
-
-
-class IntegrityReport(msgspec.Struct, frozen=True):
-    """What :func:`report` found in one pack; ``flagged`` says it to a person."""
-
-    splits: Measure
-    """Pairs (cards 2k and 2k+1) of one rank."""
-    splits_or_fewer: float
-    """The chance that a fair shuffle gives ``splits.value`` splits or fewer."""
-    neighbours: Measure
-    """Cards 1..51 followed by a card of their own rank."""
-    same_rank_run: Measure
-    """The longest run of cards of one rank (4 at most; never rare enough to flag)."""
-    straight: Measure
-    """The longest run of ranks going up by one, or down by one (A low, K high, no wrap)."""
-    kept_order: Measure | None
-    """The most cards in the previous pack's order, or in its reverse (None: no previous pack)."""
-    kept_run: Measure | None
-    """The longest run of cards dealt together as in the previous pack, either way round."""
-    flagged: tuple[str, ...]
-
-    def as_dict(self) -> dict:
-        """The JSON object, as Python values."""
-        return msgspec.json.decode(self.to_json())
-
-    def to_json(self) -> str:
-        return msgspec.json.encode(self).decode()
 
 
 # The fair shuffle, counted. Every order of the cards is equally likely, so every order of

@@ -180,7 +180,7 @@ class Daemon:
             return  # voided, or shuffled, before the report came round
         before = self.table.snapshot()
         found = pack_report(self.table)
-        changes = self._apply(Integrity(number, found.flagged, found.as_dict()))
+        changes = self._apply(Integrity(number, found.flagged, found))
         if found.flagged:
             alarm = Alarm("integrity", "pack " + str(number) + ": " + "; ".join(found.flagged))
             changes += self._apply(alarm)

@@ -78,7 +78,6 @@ function tableCard(table, colour) {
     status,
     deal,
     alarm ? alarms() : null,
-    table.diverged ? el("p", { class: "diverged" }, `The floor stopped following this table at ${table.diverged}`) : null,
     el(
       "dl",
       { class: "bank" },
