@@ -396,6 +396,12 @@ def test_the_felt_reads_in_dim_light_and_each_check_names_its_player(tmp_path):
             assert dim == [], dim
             for what in ("chip", "pips", "rules"):
                 assert any(what in t["id"] for t in texts), what
+            # A check is a mark a finger can take off: 24 px at the least, either way.
+            checks = await page.locator("#layout .chip").evaluate_all(
+                "cs => cs.map(c => [c.getBoundingClientRect().width,"
+                " c.getBoundingClientRect().height])"
+            )
+            assert checks and all(w >= 24 and h >= 24 for w, h in checks), checks
 
             # Each check carries its player's initial beside the colour; two who share a
             # first letter are told apart by two.
@@ -473,8 +479,12 @@ def test_the_felt_never_moves_under_the_thumb_through_a_night(tmp_path):
             await page.tap("#lock")
             await expect(page.locator("#entries")).to_have_text("Locked")
             await table.spot("4").locator(".card").tap()
-            await expect(page.locator("#toast")).to_be_visible()
+            toast = page.locator("#toast")
+            await expect(toast).to_be_visible()
             await moment("locked, a refusal")
+            # The refusal in words; its rule's code is for the tests, not the lookout.
+            rule = await toast.get_attribute("data-rule")
+            assert rule and rule not in await toast.inner_text()
             assert (
                 await bottom_of(page, "#toast")
                 <= (await page.locator("#layout").bounding_box())["y"]
@@ -489,6 +499,10 @@ def test_the_felt_never_moves_under_the_thumb_through_a_night(tmp_path):
             await moment("an alarm")
             layout_top = (await page.locator("#layout").bounding_box())["y"]
             assert await bottom_of(page, "#alarms") <= layout_top
+            # Under the bar: its pill and the link's dot stay in sight.
+            assert (await page.locator("#alarms").bounding_box())["y"] >= await bottom_of(
+                page, "header.bar"
+            )
             await page.tap("#alarm-clear")
             await expect(page.locator("#alarms")).to_be_hidden()
             await moment("the alarm cleared")
@@ -497,6 +511,12 @@ def test_the_felt_never_moves_under_the_thumb_through_a_night(tmp_path):
             await moment("the link lost")
             await page.evaluate("document.querySelector('#status').textContent += ' · 12 · 34'")
             await moment("a long status")
+            # Said whole, over two lines: not cut to "0 in the s…".
+            whole = await page.locator("#status").evaluate(
+                "e => e.scrollWidth <= e.clientWidth && e.scrollHeight <= e.clientHeight"
+                " && getComputedStyle(e).textOverflow !== 'ellipsis'"
+            )
+            assert whole
 
             moved = {
                 name: {k: (first[k], v) for k, v in frame.items() if v != first[k]}
@@ -513,20 +533,23 @@ def test_the_lock_is_in_thumb_reach_and_the_call_in_sight_at_the_last_three(tmp_
     async def scenario():
         async with table_with_page(tmp_path) as table:
             page = table.page
-            height = PHONE["height"]
             table.enter(SESSION)
             await table.settled()
 
             async def within_reach() -> None:
-                box = await page.locator("#lock").bounding_box()
-                assert await page.evaluate("window.scrollY") == 0
-                assert height / 2 <= box["y"] and box["y"] + box["height"] <= height, box
-                # Nothing lies over it.
-                hit = await page.evaluate(
-                    "([x, y]) => document.elementFromPoint(x, y).id",
-                    [box["x"] + box["width"] / 2, box["y"] + box["height"] / 2],
-                )
-                assert hit == "lock"
+                # On the first screen even under a browser's bars (664 of an 844 px phone).
+                for height in (PHONE["height"], 664):
+                    await page.set_viewport_size({"width": PHONE["width"], "height": height})
+                    box = await page.locator("#lock").bounding_box()
+                    assert await page.evaluate("window.scrollY") == 0
+                    assert height / 2 <= box["y"] and box["y"] + box["height"] <= height, box
+                    # Nothing lies over it.
+                    hit = await page.evaluate(
+                        "([x, y]) => document.elementFromPoint(x, y).id",
+                        [box["x"] + box["width"] / 2, box["y"] + box["height"] / 2],
+                    )
+                    assert hit == "lock"
+                await page.set_viewport_size(PHONE)
 
             await within_reach()
             # Under the house's rules too, with the high card and the combinations' row.
@@ -541,12 +564,18 @@ def test_the_lock_is_in_thumb_reach_and_the_call_in_sight_at_the_last_three(tmp_
             table.enter({"type": "clear"})
             await expect(page.locator("#alarms")).to_be_hidden()
 
-            # The last three: the call's panel comes up whole, and a refusal does not hide it.
+            # The last three: the call's panel opens under the controls, and the page waits
+            # for the lookout to scroll to it; there it comes whole, and a refusal does not
+            # hide it.
+            height = PHONE["height"]
             deal = pack_ending_with("7S", "JH", "3D")
             table.deal(*deal[:49])
             await table.settled()
             call = page.locator("#call")
             await expect(page.locator("#call-orders .order")).to_have_count(6)
+            assert await page.evaluate("window.scrollY") == 0
+            await call.scroll_into_view_if_needed()
+            scrolled = await page.evaluate("window.scrollY")
             box = await call.bounding_box()
             assert box["y"] >= 0 and box["y"] + box["height"] <= height, box
             await page.locator("#weight-typed").fill("3")  # odd: the teaching rules refuse it
@@ -557,18 +586,158 @@ def test_the_lock_is_in_thumb_reach_and_the_call_in_sight_at_the_last_three(tmp_
             lock = await page.locator("#lock").bounding_box()
             assert lock["y"] >= 0 and lock["y"] + lock["height"] <= height
 
-            # The hock: what the calls did is on the felt, not "no bet on these ranks".
+            # The hock: what the calls did is on the felt, not "no bet on these ranks"; the
+            # last cards leave the page where the lookout had it.
             await table.pick("Ann", 2)
             await page.tap('#call-orders [data-order="7 J 3"]')
             await table.pick("Bob", 4)
             await page.tap('#call-orders [data-order="J 7 3"]')
             await expect(page.locator("#call-list li")).to_have_count(2)
-            table.deal(*deal[49:])
-            await table.settled()
+            assert await page.evaluate("window.scrollY") == scrolled
+            for card in deal[49:]:
+                table.deal(card)
+                await table.settled()
+                assert await page.evaluate("window.scrollY") == scrolled, card
             calls = page.locator('#paid [data-side="calls"] .move')
             await expect(calls).to_have_text(["Ann +8 called it", "Bob −4 miscalled"])
             await expect(page.locator("#paid")).not_to_contain_text("No bet")
             results = await page.locator("#call-list").bounding_box()
             assert results["y"] >= 0 and results["y"] + results["height"] <= height
+
+    run(scenario)
+
+
+PLACES = """() => {
+    const box = (e) => { const r = e.getBoundingClientRect();
+                         return [r.x, r.y, r.width, r.height].map(v => Math.round(v * 2) / 2); };
+    const out = {scroll: window.scrollY};
+    for (const id of ['lock', 'undo', 'enter-card']) out[id] = box(document.getElementById(id));
+    document.querySelectorAll('#layout .card').forEach(c => out[c.dataset.rank] = box(c));
+    return out;
+}"""
+"""The page's scroll, and where the main controls and the felt's cards are, to the half pixel."""
+
+HITS = """(places) => Object.fromEntries(Object.entries(places)
+    .filter(([name]) => name !== 'scroll').map(([name, [x, y, w, h]]) => {
+        const hit = document.elementFromPoint(x + w / 2, y + h / 2);
+        const control = hit && (hit.closest('button') || hit);
+        return [name, control && (control.id || control.dataset.rank || control.className)];
+    }))"""
+"""What a tap at the middle of each of those places would meet now."""
+
+
+async def on_screen(page, selector: str) -> bool:
+    """Whether ``selector`` lies whole within the window as it is, nothing scrolled."""
+    box = await page.locator(selector).bounding_box()
+    height = page.viewport_size["height"]
+    return box is not None and box["y"] >= 0 and box["y"] + box["height"] <= height
+
+
+def test_through_a_pack_the_page_never_scrolls_and_each_place_keeps_its_control(tmp_path):
+    """Before the soda, mid-pack, the last three with the call open, the final pair, the hock:
+    the page stays where the lookout left it, and a tap where the lock, the undo, a card by
+    hand or a card of the layout was lands on it. Between packs, what comes next is on the
+    first screen (even under a browser's bars), and what cannot be done says why."""
+
+    async def scenario():
+        async with table_with_page(tmp_path) as table:
+            page = table.page
+            table.enter(SESSION)
+            await table.settled()
+            await table.pick("Ann", 2)
+            first = await page.evaluate(PLACES)
+            assert first["scroll"] == 0
+
+            async def still(stage: str) -> None:
+                now = await page.evaluate(PLACES)
+                moved = {k: (first[k], v) for k, v in now.items() if v != first[k]}
+                assert moved == {}, (stage, moved)
+                hits = await page.evaluate(HITS, first)
+                assert hits == {name: name for name in first if name != "scroll"}, stage
+
+            async def tap(name: str) -> None:
+                """A finger where ``name`` was at first, whatever lies there now."""
+                x, y, w, h = first[name]
+                await page.touchscreen.tap(x + w / 2, y + h / 2)
+
+            async def taps_the_dialogs() -> None:
+                for name, dialog in (("undo", "#void-dialog"), ("enter-card", "#card-dialog")):
+                    await tap(name)
+                    await expect(page.locator(dialog)).to_be_visible()
+                    await page.locator(f"{dialog} button[value=cancel]").tap()
+                    await expect(page.locator(dialog)).to_be_hidden()
+
+            await still("before the soda")
+            await tap("9")
+            await expect(table.chips("9", "Ann")).to_have_count(1)
+
+            deal = pack_ending_with("7S", "JH", "3D")
+            table.deal(*deal[:25])
+            await table.settled()
+            await still("mid-pack")
+            await taps_the_dialogs()
+            await tap("lock")
+            await expect(page.locator("#entries")).to_have_text("Locked")
+
+            table.deal(*deal[25:49])
+            await table.settled()
+            await expect(page.locator("#call-orders .order")).to_have_count(6)
+            await still("the last three, the call open")
+            await expect(page.locator("#hint")).to_contain_text("Call the turn under the controls")
+            await tap("J")  # one of the three left
+            await expect(table.chips("J", "Ann")).to_have_count(1)
+            await taps_the_dialogs()
+            await tap("lock")
+            await expect(page.locator("#entries")).to_have_text("Locked")
+            assert table.daemon.table.calls == []  # the lock's place took the lock, no call
+            await expect(page.locator("#hint")).to_contain_text("locked")
+
+            for n, stage in ((50, "the final loser"), (51, "the final pair"), (52, "the hock")):
+                table.deal(deal[n - 1])
+                await table.settled()
+                await still(stage)
+
+            # The hock: a tap on a card is refused in words, the rule's code kept out of sight.
+            await tap("5")
+            toast = page.locator("#toast")
+            await expect(toast).to_have_attribute("data-rule", "entries-closed")
+            assert "entries-closed" not in await toast.inner_text()
+            # The bar says it all, over two lines where it must.
+            status = await page.locator("#status").evaluate(
+                "e => [e.textContent, e.scrollWidth <= e.clientWidth,"
+                " e.scrollHeight <= e.clientHeight]"
+            )
+            assert status == ["Pack 1 · turn 25 · 0 in the shoe", True, True]
+
+            # Between packs: no bets, and what comes next, on the first screen.
+            hint = page.locator("#hint")
+            await expect(hint).to_contain_text("No bets until a new pack")
+            await expect(hint).not_to_contain_text("Tap a card")
+            for height in (PHONE["height"], 664):
+                await page.set_viewport_size({"width": PHONE["width"], "height": height})
+                assert await page.evaluate("window.scrollY") == 0
+                for control in ("#new-pack", "#pass-bank", "#close-night"):
+                    await expect(page.locator(control)).to_be_enabled()
+                    assert await on_screen(page, control), (height, control)
+                assert await on_screen(page, "#hint"), height
+            await page.set_viewport_size(PHONE)
+            # Join and leave wait for the new pack, and say so beside them.
+            await expect(page.locator("#join")).to_be_disabled()
+            await expect(page.locator("#leave")).to_be_disabled()
+            why = page.locator("#seat-why")
+            await expect(why).to_be_visible()
+            await expect(why).to_contain_text("Join and leave once a new pack is started")
+
+            await page.tap("#pass-bank")
+            await page.tap('#bank-list [data-player="Bob"]')
+            await expect(page.locator('#balances [data-player="Bob"] .badge.bank')).to_be_visible()
+            await page.tap("#new-pack")
+            await expect(page.locator("#status")).to_have_text("Pack 2 · 52 in the shoe")
+            await expect(page.locator("#players .player").first).to_be_visible()
+            await expect(page.locator("#between")).to_be_hidden()
+            await expect(page.locator("#seat-controls #pass-bank")).to_have_count(1)
+            await expect(page.locator("#join")).to_be_enabled()
+            await expect(hint).to_contain_text("Tap a card")
+            await still("a new pack")
 
     run(scenario)

@@ -21,6 +21,7 @@ import * as seats from "./dialogs/seats.js";
 import * as voidDialog from "./dialogs/void.js";
 import * as alarms from "./panels/alarms.js";
 import * as balances from "./panels/balances.js";
+import * as between from "./panels/between.js";
 import * as call from "./panels/call.js";
 import * as caseKeeper from "./panels/case-keeper.js";
 import * as chart from "./panels/chart.js";
@@ -40,8 +41,8 @@ import * as settlements from "./panels/settlements.js";
 
 /** In the page's order, the dialogs that follow the table last. */
 const PARTS = [
-  header, alarms, lastNight, seating, pairNow, layout, paid, rules, pickers, call, controls,
-  piles, settlements, caseKeeper, balances, chart, odds, packSummary, checks, cardDialog,
+  header, alarms, lastNight, seating, pairNow, layout, paid, rules, pickers, between, call,
+  controls, piles, settlements, caseKeeper, balances, chart, odds, packSummary, checks, cardDialog,
 ];
 
 /** What a part of the page may do: enter, ask, pick, draw again. */

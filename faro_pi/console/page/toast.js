@@ -1,4 +1,5 @@
-// A message that shows for a few seconds: a refusal with its rule, or what to do first.
+// A message that shows for a few seconds: a refusal in words (its rule's code in data-rule),
+// or what to do first.
 
 import { $, h, patch } from "./dom.js";
 
@@ -7,7 +8,7 @@ let timer = null;
 export function toast(message, rule) {
   const box = $("toast");
   const text = message.charAt(0).toUpperCase() + message.slice(1);
-  patch(box, h("span", {}, text), rule ? h("small", { class: "rule" }, rule) : null);
+  patch(box, h("span", {}, text)); // the rule's code is for tests and logs: data-rule
   box.hidden = false;
   box.dataset.rule = rule || "";
   clearTimeout(timer);

@@ -7,7 +7,7 @@ export function ask(message) {
   $("token-form").hidden = false;
   $("token-error").hidden = !message;
   $("token-error").textContent = message || "";
-  $("token-input").focus();
+  $("token-input").focus({ preventScroll: true }); // the form lies over the page: nothing to scroll to
 }
 
 export function wire() {

@@ -10,11 +10,15 @@ export function render({ table }) {
   const open = table.entries === "open";
   // Join, leave and close the night: each enabled only when the rules would take it.
   $("seat-controls").hidden = !seated;
-  $("join").disabled = !open || table.seats.length >= 10;
-  $("leave").disabled = !open || table.seats.length <= 2;
+  $("seat-why").hidden = !seated;
+  const full = table.seats.length >= 10;
+  const few = table.seats.length <= 2;
+  $("join").disabled = !open || full;
+  $("leave").disabled = !open || few;
   const betweenPacks = ["shuffled", "hock"].includes(table.pack.stage);
   $("close-night").disabled = !betweenPacks;
   $("pass-bank").disabled = !betweenPacks;
+  $("seat-why").textContent = seatsWhy(table, open, full, few, betweenPacks);
   if (!seated) {
     patch($("balances"), h("li", { class: "none" }, "Nobody is seated yet."));
     return;
@@ -41,6 +45,23 @@ export function render({ table }) {
       ),
     ),
   );
+}
+
+/** Why a seat control is off, in words beside them: a greyed button alone says nothing. */
+function seatsWhy(table, open, full, few, betweenPacks) {
+  const why = [];
+  if (!open) {
+    why.push(
+      table.pack.complete
+        ? "Join and leave once a new pack is started."
+        : "Join and leave between turns, while entries are open.",
+    );
+  } else {
+    if (full) why.push("The table is full: 10 are seated.");
+    if (few) why.push("Two must stay seated: close the night instead of leaving.");
+  }
+  if (!betweenPacks) why.push("The bank passes and the night closes between packs: before the soda or after the hock.");
+  return why.join(" ");
 }
 
 export function wire(actions) {

@@ -1,13 +1,11 @@
 // Calling the turn at the last three: the orders with their chances, the calls made,
-// taking a player's calls back, and after the hock what the calls did.
+// taking a player's calls back, and after the hock what the calls did. It opens under the
+// controls, where it moves nothing the lookout taps; the page never scrolls to it by itself.
 
 import { $, h, patch } from "../dom.js";
 import { colourOf, signed, swatch } from "../cards.js";
 import { formatChance } from "../chance.js";
 import { cardsKey } from "../store.js";
-
-/** What the panel showed when it last came into view. */
-let inView = null;
 
 function hint(table, three, picks) {
   if (table.pack.stage !== "last-three") return table.pack.complete ? "The hock settled the calls." : "";
@@ -71,20 +69,11 @@ export function render({ table, odds, picks }, actions) {
   const pack = table.pack;
   const atThree = pack.stage === "last-three";
   box.hidden = !(atThree || table.calls.length || (pack.complete && table.call_results.length));
-  if (box.hidden) {
-    inView = null;
-    return;
-  }
+  if (box.hidden) return;
   const three = odds && odds.key === cardsKey(table) ? odds.last_three : null;
   $("call-hint").textContent = hint(table, three, picks);
   patch($("call-orders"), atThree && three && picks.player ? three.orders.map((o) => order(o, picks, actions)) : []);
   patch($("call-list"), items(table));
-  // Brought into view as it opens, again once its orders are in, and for the calls' results.
-  const shown = `${pack.number}:${pack.exposed.length}:${Boolean(three)}`;
-  if (shown !== inView) {
-    inView = shown;
-    box.scrollIntoView({ block: "nearest" });
-  }
   // While calls are taken, a player's calls can be taken back (all of them at once).
   const callers = atThree && table.entries === "open" ? [...new Set(table.calls.map((c) => c.player))] : [];
   patch(

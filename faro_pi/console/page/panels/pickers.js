@@ -72,12 +72,18 @@ export function render({ table, picks }, actions) {
   $("take-off").setAttribute("aria-pressed", String(picks.takeOff));
   $("combine").hidden = !(table.options || {}).combinations;
   $("combine").setAttribute("aria-pressed", String(picks.combine));
-  $("hint").textContent = hint(picks);
+  $("hint").textContent = hint(table, picks);
   $("felt").classList.toggle("taking-off", picks.takeOff);
 }
 
-/** What a tap on the felt will do, with the picks as they are. */
-function hint(picks) {
+/** What a tap on the felt will do, with the picks as they are; what the moment allows. */
+function hint(table, picks) {
+  const pack = table.pack;
+  if (pack.complete) return "No bets until a new pack. Next: start it, pass the bank, or close the night.";
+  if (table.entries === "locked") return "Entries are locked until the winner: no bets, no calls.";
+  if (table.entries === "closed") {
+    return pack.stage === "final" ? "Entries are closed: the hock is to come." : "Entries are closed until the winner is out.";
+  }
   const who = picks.player || "the player";
   const how = picks.copper ? "coppered, to lose" : "to win";
   if (picks.combine) {
@@ -86,9 +92,9 @@ function hint(picks) {
       ? `Combine: tap a card, then a neighbour (diagonally: a corner of four)${what}.`
       : `With the ${picks.first}: tap a lit neighbour${what}. The ${picks.first} again lets go.`;
   }
-  return picks.takeOff
-    ? `Taking off: tap a check to take it off, or a card to take ${who}'s off it.`
-    : `Tap a card: ${who} puts ${picks.weight} on it ${how}. Take off, then tap a check, to remove it.`;
+  if (picks.takeOff) return `Taking off: tap a check to take it off, or a card to take ${who}'s off it.`;
+  if (pack.stage === "last-three") return `Call the turn under the controls, or tap a card: ${who} puts ${picks.weight} on it ${how}.`;
+  return `Tap a card: ${who} puts ${picks.weight} on it ${how}. Take off, then tap a check, to remove it.`;
 }
 
 export function wire(actions) {
