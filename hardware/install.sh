@@ -29,6 +29,8 @@
 #             tests). Nothing outside it is touched: no apt-get, no user, no
 #             chown, no systemctl or udevadm; those commands are only shown.
 #             The boot config is DESTDIR's, and changed only if it is there.
+#             The virtualenv's scripts and compiled modules name PREFIX, where
+#             the staged files will be, not DESTDIR.
 #   PREFIX    where the virtualenv goes (default /opt/faro-pi).
 #   PYTHON    the interpreter the virtualenv is made from (default python3).
 #   FARO_PI_SKIP_VENV=1   leave the virtualenv alone (shown, not made).
@@ -239,6 +241,19 @@ install -m 0644 "$SRC/README.md" "$VENV/README.md"
 # README's links into docs/
 install -m 0644 "$SRC"/docs/*.md "$VENV/docs/"
 install -m 0644 "$SRC/hardware/README.md" "$VENV/hardware/README.md"
+
+# -- staged: the virtualenv's paths as installed, not as staged -------------------
+# A virtualenv writes its own path into its scripts' first lines, its activate
+# scripts and pyvenv.cfg, and pip compiles each module under the path it has now:
+# staged in DESTDIR, each is rewritten to PREFIX, where a package puts the files.
+if [ -n "$DESTDIR" ] && [ -z "${FARO_PI_SKIP_VENV:-}" ]; then
+    grep -lI -F "$VENV" "$VENV"/bin/* "$VENV/pyvenv.cfg" | while read -r file; do
+        sed -i "s|$VENV|$PREFIX|g" "$file"
+    done
+    "$VENV/bin/python" -m compileall -q -f -s "$DESTDIR" -p / "$VENV"/lib/python3*/site-packages \
+        >/dev/null
+    say "rewrote the virtualenv's paths from $VENV to $PREFIX, where it is installed"
+fi
 
 # -- the command on every login's PATH: a link, never over a file of someone else's --
 install -d -m 0755 "$DESTDIR$(dirname "$COMMAND")"

@@ -543,8 +543,11 @@ def test_the_virtualenv_step_makes_the_units_command(tmp_path):
     assert os.access(venv / "bin/faro-pi", os.X_OK)  # ExecStart's program, under DESTDIR
     # one pip install, which builds nothing: lgpio is the OS's, seen through the system's
     # site packages; pip is given a copy of the sources, gone once the install is done
-    made, pip = log.read_text().splitlines()
+    made, pip, compiled = log.read_text().splitlines()
     assert made == f"{fake} -m venv --system-site-packages {venv}"
+    # staged: the command's first line and the compiled modules name the installed paths
+    assert (venv / "bin/faro-pi").read_text() == "#!/opt/faro-pi/bin/python\n"
+    assert compiled.startswith(f"{venv}/bin/python -m compileall -q -f -s {dest} -p / ")
     copy = re.fullmatch(
         rf"{re.escape(str(venv))}/bin/python -m pip install --upgrade (.+)\[pi\]", pip
     )
@@ -593,6 +596,17 @@ def test_a_real_install_leaves_the_checkout_as_it_was(tmp_path):
     for model_file in ("model.json", "model.onnx", "pips.onnx"):
         assert f"faro_pi/camera/{model_file}" in installed  # the model ships
     assert not [f for f in installed if f.startswith("training/")]  # what made it does not
+    # staged in DESTDIR, the virtualenv names the paths it will be installed at
+    assert (venv / "bin/faro-pi").read_text().startswith("#!/opt/faro-pi/bin/python")
+    staged = [
+        str(path.relative_to(venv))
+        for path in [*venv.glob("bin/*"), venv / "pyvenv.cfg"]
+        if not path.is_symlink() and str(tmp_path).encode() in path.read_bytes()
+    ]
+    assert staged == []
+    compiled = next(venv.glob("lib/python3*/site-packages/faro_pi/__pycache__/cli.*.pyc"))
+    assert str(tmp_path).encode() not in compiled.read_bytes()
+    assert b"/opt/faro-pi/lib/" in compiled.read_bytes()
 
 
 def test_the_pi_gets_its_pin_library_from_the_os_not_from_pypi():
