@@ -339,9 +339,10 @@ def openapi() -> dict:
                 "get": {
                     "operationId": "watch",
                     "summary": "The state after every change, as Server-Sent Events",
-                    "description": "Each message is 'event: state', 'id: <version>' and "
-                    "'data: <State as JSON>'; the current state comes first. Comment lines "
-                    "keep a quiet stream open. A slow reader misses intermediate states.",
+                    "description": "Each message is 'event: state', 'id: <version>', 'data: "
+                    "<State as JSON>', the current state first; then 'event: beat' (data: the "
+                    "seconds to the next), again whenever the stream is quiet that long, so "
+                    "that a hung table shows. A slow reader misses intermediate states.",
                     "responses": {
                         "200": {
                             "description": "An endless stream",
