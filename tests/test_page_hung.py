@@ -88,7 +88,7 @@ def test_a_hung_table_goes_offline_and_a_tap_made_meanwhile_is_pending_then_ente
             page.on("request", lambda r: r.method == "POST" and posts.append(r))
 
             daemon.send_signal(signal.SIGSTOP)
-            await page.clock.pause_at(time.time() + 1)  # in seconds
+            await page.clock.pause_at(time.time() + 0.1)  # in seconds
             await table.spot("J").locator(".card").tap()
             pending = page.locator("#pending")
             await expect(page.locator("body")).to_have_attribute("data-pending", "sending")
