@@ -33,6 +33,7 @@ from PIL import ImageChops
 from faro_pi.console import login
 from faro_pi.console.openapi import openapi
 from faro_pi.console.server import Console
+from faro_pi.console.stream import HEARTBEAT, beat
 from faro_pi.console.token import TOKEN_FILE
 from faro_pi.devices.oled import screens
 from faro_pi.exc import Refused
@@ -693,6 +694,10 @@ async def test_every_write_without_the_right_token_answers_401_and_changes_nothi
         assert answer.status_code == 200
 
 
+FIRST_BEAT = set(beat(HEARTBEAT).decode().split("\n"))
+"""The lines of the beat that follows a stream's first state (and of a blank line)."""
+
+
 async def next_state(lines) -> dict:
     """The next ``event: state`` message's data from an SSE stream's lines."""
     kind = None
@@ -781,10 +786,12 @@ async def test_a_stream_that_goes_away_is_dropped_and_shutdown_ends_the_others(t
             # is bench_daemon's (make bench).
             async with asyncio.timeout(30):
                 rest = [line async for line in lines]
-            assert set(rest) <= {""}  # the stream ends cleanly, with nothing more
+            assert set(rest) <= FIRST_BEAT  # the stream ends cleanly, with nothing more
 
 
-async def test_a_quiet_stream_hears_a_heartbeat(tmp_path):
+async def test_a_quiet_stream_hears_a_heartbeat_the_page_can_watch_for(tmp_path):
+    """A beat is an event (a comment never reaches the page's script), saying when the next
+    is due: at once after the state, then whenever the stream is quiet that long."""
     console_config(tmp_path)
 
     async with console_table(tmp_path) as lookout:
@@ -792,9 +799,13 @@ async def test_a_quiet_stream_hears_a_heartbeat(tmp_path):
         async with lookout.http.stream("GET", "/api/events") as stream:
             lines = stream.aiter_lines()
             await next_state(lines)
+            beats = []
             async for line in lines:
-                if line.startswith(":"):
+                if line:
+                    beats.append(line)
+                if len(beats) == 4:
                     break
+            assert beats == ["event: beat", "data: 0.05"] * 2
         head = await lookout.http.head("/api/events")
         assert head.status_code == 200
         assert head.headers["content-type"].startswith("text/event-stream")
@@ -824,7 +835,7 @@ async def test_closing_awaits_the_connections_going_instead_of_napping(tmp_path,
             monkeypatch.setattr(asyncio, "sleep", napping)
             async with asyncio.timeout(30):  # a hang bound
                 await lookout.console.close()
-                assert set([line async for line in lines]) <= {""}  # ended cleanly
+                assert set([line async for line in lines]) <= FIRST_BEAT  # ended cleanly
                 assert await reader.read() == b""  # closed by the console
             monkeypatch.setattr(asyncio, "sleep", sleep)
             writer.close()

@@ -40,7 +40,7 @@ from faro_pi.service import view as snapshot
 from faro_pi.shoe.fsp1 import Ack, CardFrame, FrameParser, Hello
 from tests.conftest import NotifySocket, running_table, until, write_config
 from tests.ports import free_port
-from tests.test_console import SEATS, console_config, console_of, console_table
+from tests.test_console import SEATS, console_config, console_of, console_table, next_state
 
 ATTACKERS = 1100
 PACKS = 4
@@ -327,9 +327,8 @@ async def test_a_request_that_never_ends_is_closed_and_a_whole_one_is_answered(t
                 assert await closed_within(reader, 30.0)
             # A request under way has no deadline: the stream is open past it.
             await lookout.enter({"type": "session", "seats": SEATS})
-            async for line in lines:
-                if line.startswith("data: ") and json.loads(line[6:])["seats"]:
-                    break
+            while not (await next_state(lines))["seats"]:
+                pass
         assert lookout.daemon.journal.count() == 1
         assert (await lookout.state())["seats"] == SEATS
         for _, writer in (silent, partial, body, kept):
@@ -600,12 +599,9 @@ async def test_a_value_json_cannot_write_costs_that_value_not_every_answer(
                 entered = await lookout.post({"type": "join", "player": "Dee"})
                 assert entered.status_code == 200
                 assert set(entered.json()) == {"event", "version", "journal"}
-                seen = []
-                async for line in lines:
-                    if line.startswith("data: "):
-                        seen.append(json.loads(line[6:]))
-                        if "Dee" in seen[-1]["seats"]:
-                            break
+                seen = [await next_state(lines)]
+                while "Dee" not in seen[-1]["seats"]:
+                    seen.append(await next_state(lines))
                 assert seen[-1]["balances"]["Ann"] is None
             monkeypatch.setattr(snapshot, "state", really)
             assert (await lookout.state())["balances"]["Ann"] == 0  # and back

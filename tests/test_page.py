@@ -168,7 +168,7 @@ async def table_with_page(folder: Path, *, viewport=PHONE, token: str | None = T
 async def still_time(page):
     """The page's clock stands still: taps inside are as quick as a finger's double tap."""
     await page.clock.install()
-    await page.clock.pause_at(int(time.time() * 1000) + 1_000)
+    await page.clock.pause_at(time.time() + 1)  # Playwright's number is in seconds
     try:
         yield
     finally:

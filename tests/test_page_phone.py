@@ -88,6 +88,50 @@ def test_the_page_says_offline_at_once_greys_the_felt_and_posts_nothing(tmp_path
     run(scenario)
 
 
+def test_an_answer_lost_on_the_way_is_sent_again_when_asked_under_its_key_and_entered_once(
+    tmp_path,
+):
+    """The table takes the bet, and its answer never reaches the phone: the page cannot know
+    it was entered, says so, and sends nothing until the lookout asks; sent again, the same
+    key brings the table's first answer, not a second bet."""
+
+    async def scenario():
+        async with table_with_page(tmp_path) as table:
+            page = table.page
+            table.enter(SESSION)
+            await table.shown()
+            await table.pick("Bob", 2)
+            keys: list[str] = []
+
+            async def answer_lost_once(route):
+                if route.request.method != "POST":
+                    return await route.continue_()
+                keys.append(route.request.headers["idempotency-key"])
+                if len(keys) > 1:
+                    return await route.continue_()
+                await route.fetch()  # the table has it and answers...
+                await route.abort("connectionreset")  # ...and the answer is lost
+
+            await page.route("**/api/events", answer_lost_once)
+            await table.spot("J").locator(".card").tap()
+            pending = page.locator("#pending")
+            await expect(pending).to_contain_text("No answer from the table to Bob 2 on J")
+            await expect(table.chips("J", "Bob")).to_have_count(1)  # the stream shows it
+
+            await table.spot("9").locator(".card").tap()  # anything else waits
+            await expect(page.locator("#toast")).to_contain_text("waiting for the table")
+            assert len(keys) == 1
+
+            await page.tap("#pending-again")
+            await expect(pending).to_be_hidden()
+            await expect(page.locator("#undo-text")).to_have_text("Bob 2 on J")
+            assert len(keys) == 2 and keys[0] == keys[1]
+            assert [(p.player, p.rank) for p in table.daemon.table.predictions] == [("Bob", 11)]
+            await expect(table.chips("J", "Bob")).to_have_attribute("data-weight", "2")
+
+    run(scenario)
+
+
 def test_a_browser_with_the_session_cookie_makes_changes_without_a_token(tmp_path):
     """The console's pairing link leaves a session cookie, not a token, in the browser."""
 

@@ -7,7 +7,7 @@ describes the JSON of :mod:`faro_pi.service.view`.
 
 from __future__ import annotations
 
-from faro_pi.console.token import TOKEN_FILE
+from faro_pi.console import idempotency, token
 from faro_pi.game.cards import COLOURS
 from faro_pi.game.codec import EVENTS, schemas
 from faro_pi.game.events import ALARM_KINDS
@@ -304,7 +304,7 @@ def openapi() -> dict:
                     "operationId": "enter",
                     "summary": "Enter one event at the table",
                     "security": [{"token": []}],
-                    "parameters": [_MEANT_FOR],
+                    "parameters": [_MEANT_FOR, idempotency.PARAMETER],
                     "requestBody": {
                         "required": True,
                         "content": {
@@ -324,15 +324,14 @@ def openapi() -> dict:
                             "after it (the state itself comes on GET /api/events)",
                             _object(_ENTERED_ANSWER, tuple(_ENTERED_ANSWER)),
                         ),
-                        "400": _answer("The body is not JSON", _ref("Error")),
+                        "400": _answer("The body is not JSON, or the key malformed", _ref("Error")),
                         "401": _answer("No token, or the wrong one", _ref("Error")),
                         "409": _answer(
                             "The rules refuse it now; nothing has changed", _ref("Refusal")
                         ),
                         "413": _answer("The body is too large", _ref("Error")),
                         "422": _answer(
-                            "Not an event of the vocabulary (a wrong type or code)",
-                            _ref("Refusal"),
+                            "A wrong event type or code, or a key reused", _ref("Refusal")
                         ),
                         "503": _answer("The journal cannot be written", _ref("Error")),
                     },
@@ -340,9 +339,10 @@ def openapi() -> dict:
                 "get": {
                     "operationId": "watch",
                     "summary": "The state after every change, as Server-Sent Events",
-                    "description": "Each message is 'event: state', 'id: <version>' and "
-                    "'data: <State as JSON>'; the current state comes first. Comment lines "
-                    "keep a quiet stream open. A slow reader misses intermediate states.",
+                    "description": "Each message is 'event: state', 'id: <version>', 'data: "
+                    "<State as JSON>', the current state first; then 'event: beat' (data: the "
+                    "seconds to the next), again whenever the stream is quiet that long, so "
+                    "that a hung table shows. A slow reader misses intermediate states.",
                     "responses": {
                         "200": {
                             "description": "An endless stream",
@@ -391,8 +391,8 @@ def openapi() -> dict:
                 "token": {
                     "type": "http",
                     "scheme": "bearer",
-                    "description": f"The console's token: in {TOKEN_FILE} beside the journal, "
-                    "or console.token in the configuration.",
+                    "description": f"The console's token: in {token.TOKEN_FILE} beside the "
+                    "journal, or console.token in the configuration.",
                 }
             },
             "schemas": {

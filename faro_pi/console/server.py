@@ -36,6 +36,7 @@ from faro_pi.config import Config
 from faro_pi.console.client import JOURNAL_HEADER
 from faro_pi.console.guest import GuestServer, guest_config
 from faro_pi.console.hosts import HostCheck, allowed_names
+from faro_pi.console.idempotency import Answers
 from faro_pi.console.login import COOKIE, Login
 from faro_pi.console.login import link as login_link
 from faro_pi.console.openapi import openapi
@@ -154,6 +155,7 @@ class Console:
         self.closing = False
         self.port: int | None = None
         self.render = Render()
+        self.answers = Answers()  # to keyed writes, for their repeats
         self.names = names
         """The names answered besides IP addresses (:mod:`faro_pi.console.hosts`)."""
         self.journal = snapshot.journal_id(daemon.journal.path)
@@ -290,6 +292,10 @@ class Console:
             return self._json(413, {"error": f"an event is at most {MAX_BODY} bytes"})
         except _Unfinished:  # the connection's deadline closed it: nobody hears this
             return self._json(408, {"error": "the request ended before its body"})
+        return self.answers.answer(request, body, self._entered, self._json)
+
+    def _entered(self, body: bytes):
+        """The table's answer to one event posted (applied if the rules let it)."""
         try:
             obj = json.loads(body)
         except (ValueError, RecursionError) as exc:

@@ -17,8 +17,10 @@ import asyncio
 import itertools
 from collections.abc import Callable
 
-HEARTBEAT = 15.0
-"""Seconds between comments on a quiet event stream, so proxies and phones keep it open."""
+HEARTBEAT = 2.0
+"""Seconds between beats on a quiet event stream. A hung table (its process stopped, its
+connections open) sends nothing at all: the page calls it offline after three beats missed,
+within seconds, where it would otherwise show a frozen table as live."""
 
 BACKLOG = 8
 """States held for one event stream; a reader that stops reading and falls behind by more is
@@ -134,17 +136,24 @@ STREAM_HEADERS = [
 ]
 
 
+def beat(heartbeat: float) -> bytes:
+    """A heartbeat: an event a page can watch for (a comment line never reaches its script),
+    with the seconds to the next one."""
+    return b"event: beat\ndata: %g\n\n" % heartbeat
+
+
 async def send_stream(
     receive, send, first: bytes, clients: set, heartbeat: float, client: Client | None = None
 ) -> None:
     """Sends ``first``, then every message offered to the stream's :class:`Client` (which
-    sits in ``clients`` while it is open), with a comment when quiet for ``heartbeat`` seconds;
+    sits in ``clients`` while it is open), with a :func:`beat` when quiet for ``heartbeat`` seconds;
     ends when the other side goes or a None is offered. The console and the floor page share
     it."""
     client = client or Client()
     client.task = asyncio.current_task()
     client.offer(b"retry: 2000\n\n")
     client.offer(first)
+    client.offer(beat(heartbeat))  # the page learns at once how long a silence may last
     clients.add(client)
     listening = asyncio.create_task(_until_gone(receive, client))
     try:
@@ -154,7 +163,7 @@ async def send_stream(
                 async with asyncio.timeout(heartbeat):
                     message = await client.queue.get()
             except TimeoutError:
-                message = b": still here\n\n"
+                message = beat(heartbeat)
             if message is None:
                 break
             client.sending = True

@@ -54,7 +54,7 @@ BACKLOG = 64
 """Connections waiting to be accepted: the socket's and uvicorn's alike."""
 
 HEARTBEAT = 15.0
-"""Seconds between comments on a quiet event stream, so proxies keep it open."""
+"""Seconds between beats on a quiet event stream, so proxies keep it open."""
 
 
 class FloorPage:

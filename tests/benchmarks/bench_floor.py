@@ -202,9 +202,12 @@ async def page_times(port: int, seconds: float) -> dict[tuple[str, int], float]:
         http.stream("GET", f"http://127.0.0.1:{port}/api/events", headers=headers) as stream,
     ):
         until = time.monotonic() + seconds
+        kind = None
         async for line in stream.aiter_lines():
             now = time.monotonic()
-            if line.startswith("data: "):
+            if line.startswith("event: "):
+                kind = line[7:]
+            elif line.startswith("data: ") and kind == "pit":  # not a beat
                 for table in json.loads(line[6:])["tables"]:
                     for seq in range(seen.get(table["name"], 0) + 1, table["rows"] + 1):
                         shown[(table["name"], seq)] = now

@@ -6,11 +6,14 @@ const TOKEN_KEY = "faro-pi.token";
 export const token = () => localStorage.getItem(TOKEN_KEY);
 export const keepToken = (value) => localStorage.setItem(TOKEN_KEY, value);
 
-const send = (body) => {
-  const headers = { "Content-Type": "application/json" };
+const send = (body, more = {}, signal = undefined) => {
+  const headers = { "Content-Type": "application/json", ...more };
   if (token()) headers.Authorization = `Bearer ${token()}`;
-  return fetch("/api/events", { method: "POST", headers, body });
+  return fetch("/api/events", { method: "POST", headers, body, signal });
 };
+
+/** A new idempotency key: 128 random bits (crypto.randomUUID needs HTTPS, the table has none). */
+export const newKey = () => Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, "0")).join("");
 
 /**
  * Whether this browser may make changes: a token kept, or the session cookie. Asked with an
@@ -27,16 +30,18 @@ export async function authorised() {
 }
 
 /**
- * Posts one event; answers what came of it, one of:
+ * Posts one event under ``key`` (sent again, the same key: the table enters it once);
+ * answers what came of it, one of:
  * ``{state, event}`` taken; ``{refused, rule}`` refused, with the message and the rule's code;
- * ``{token}`` not authorised (a wrong token is forgotten), with what to tell the lookout.
+ * ``{token}`` not authorised (a wrong token is forgotten), with what to tell the lookout;
+ * ``{unanswered}`` no answer came (cut off, or ``signal`` gave up): it may have been entered.
  */
-export async function post(event) {
+export async function post(event, key, signal) {
   let answer;
   try {
-    answer = await send(JSON.stringify(event));
+    answer = await send(JSON.stringify(event), { "Idempotency-Key": key }, signal);
   } catch (err) {
-    return { refused: "The table cannot be reached: " + err.message };
+    return { unanswered: err.name === "AbortError" ? "no answer in time" : err.message };
   }
   let body = {};
   try {

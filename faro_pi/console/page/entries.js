@@ -2,7 +2,7 @@
 // seconds (its undo), a slip of a double tap asked about rather than entered twice.
 
 import { $ } from "./dom.js";
-import { post as send } from "./api.js";
+import { send, waiting } from "./pending.js";
 import { store, subscribe, take } from "./store.js";
 import { toast } from "./toast.js";
 import { ask as askToken } from "./token-form.js";
@@ -12,13 +12,29 @@ import { AGAIN_WITHIN, UNDO_FOR, inverse, said, same } from "./undo.js";
 /** What a tap meets while the event stream is down: the table may be gone, so nothing goes. */
 export const OFFLINE = "Offline: the table cannot be reached, so nothing was entered. Wait until the page says live.";
 
+/** An entry in a few words, for the notice of one the table has not answered. */
+function named(event) {
+  if (["bet", "call", "remove"].includes(event.type)) return said(event);
+  const what = event.type === "shuffle" ? "new pack" : event.type;
+  return event.player || event.card ? `${what}: ${event.player || event.card}` : what;
+}
+
+/** Refuses a tap while an entry waits for the table's answer (else says why not); true if refused. */
+function held() {
+  if (waiting() === null) return false;
+  toast(`Still waiting for the table's answer to ${waiting()}: nothing else is sent until it comes.`, "pending");
+  return true;
+}
+
 /** Posts ``event``; answers the table's answer if it was taken, else null (having said why). */
 export async function post(event) {
   if (store.link !== "live") {
     toast(OFFLINE, "offline");
     return null;
   }
-  const answer = await send(event);
+  if (held()) return null;
+  const answer = await send(event, named(event));
+  if (answer === null) return null; // forgotten by the lookout, unanswered
   if (answer.token) {
     askToken(answer.token);
     return null;
@@ -80,6 +96,7 @@ async function takeBack() {
  * Answers the table's answer if it was taken, else null.
  */
 export async function tapped(event, slot) {
+  if (held()) return null;
   const at = Date.now();
   const twice = same(event, lastTap.event) && at - lastTap.at < AGAIN_WITHIN;
   lastTap = { event: twice ? null : event, at };

@@ -1,8 +1,9 @@
 // The lookout's console: the table's state from /api/events, entries posted to /api/events.
 //
 // store.js holds what the table said (the event stream, newer versions only, the odds and
-// the history); api.js posts entries with the token (or the session cookie); entries.js
-// offers each one back; picks.js keeps the lookout's picks. Each module of panels/ and
+// the history); api.js posts entries with the token (or the session cookie), pending.js
+// one at a time, each under its own key; entries.js offers each one back; picks.js keeps the
+// lookout's picks. Each module of panels/ and
 // dialogs/ draws its part of the page with render(state, actions), state being {table, odds, history, link, picks},
 // and may wire(actions) its fixed controls once. After any change every part draws again
 // with dom.js's patch(), which touches only what differs: the element under the lookout's
@@ -10,6 +11,7 @@
 
 import { authorised } from "./api.js";
 import * as entries from "./entries.js";
+import * as pending from "./pending.js";
 import { fit, pick, picks } from "./picks.js";
 import { cardsKey, drawn, listen, pairsKey, store, subscribe } from "./store.js";
 import { toast } from "./toast.js";
@@ -84,7 +86,7 @@ function redraw() {
   lastDrawn = table.version;
 }
 
-for (const part of [tokenForm, entries, again, ...PARTS, seats, voidDialog]) {
+for (const part of [tokenForm, entries, pending, again, ...PARTS, seats, voidDialog]) {
   if (part.wire) part.wire(actions);
 }
 subscribe(redraw);

@@ -34,24 +34,53 @@ export function take(next) {
   return true;
 }
 
-/** Follows the event stream; it reconnects by itself after a drop. */
+/** Beats of the stream the page may miss before it takes the table for hung. */
+export const MISSED = 3;
+
+/**
+ * Follows the event stream. It reconnects by itself after a drop; a table that hangs keeps
+ * its connection open and sends nothing, not even its beat (every few seconds, the stream
+ * says how many): after ``MISSED`` beats of silence the page says offline and opens a new one.
+ */
 export function listen() {
-  const stream = new EventSource("/api/events");
-  let reconnected = false;
-  stream.addEventListener("state", (message) => {
-    const at = now();
-    const next = JSON.parse(message.data);
-    remember(timings.received, { version: next.version, at });
-    // A stream's first state is the table as it is now, even if the table was reset.
-    if (reconnected) store.table = null;
-    reconnected = false;
-    take(next);
-  });
-  stream.addEventListener("open", () => {
-    reconnected = store.table !== null;
-    linked("live");
-  });
-  stream.addEventListener("error", () => linked("lost"));
+  let stream = null;
+  let every = 2; // seconds between beats, until the stream says
+  let silence = null;
+  const heard = () => {
+    clearTimeout(silence);
+    silence = setTimeout(hung, MISSED * every * 1000);
+  };
+  const hung = () => {
+    stream.close();
+    linked("lost");
+    open();
+  };
+  const open = () => {
+    stream = new EventSource("/api/events");
+    let reconnected = false;
+    stream.addEventListener("state", (message) => {
+      heard();
+      const at = now();
+      const next = JSON.parse(message.data);
+      remember(timings.received, { version: next.version, at });
+      // A stream's first state is the table as it is now, even if the table was reset.
+      if (reconnected) store.table = null;
+      reconnected = false;
+      take(next);
+    });
+    stream.addEventListener("beat", (message) => {
+      every = Number(message.data) || every;
+      heard();
+    });
+    stream.addEventListener("open", () => {
+      heard();
+      reconnected = store.table !== null;
+      linked("live");
+    });
+    stream.addEventListener("error", () => linked("lost"));
+    heard();
+  };
+  open();
 }
 
 function linked(how) {

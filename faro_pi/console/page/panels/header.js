@@ -11,7 +11,7 @@ export function render({ table, link }) {
   // With the stream down the page cannot know what the table does: it says so, not "open".
   document.body.dataset.link = link;
   $("offline").hidden = link === "live";
-  $("offline-text").textContent = link === "connecting" ? "Connecting to the table…" : "Offline: the table cannot be reached. Taps are refused until it is back.";
+  $("offline-text").textContent = link === "connecting" ? "Connecting to the table…" : "Offline: the table does not answer. Taps are refused until it is back.";
   if (!table) return;
   const pack = table.pack;
   // The turn the felt shows: the pair under way once its loser is out, else the last settled.
