@@ -36,7 +36,7 @@ def row_messages(events: Iterable[Event], at: float = 1_764_000_000.0) -> list[b
         last = seal(last, seq, when, text, None, None)
         if event.new_pack:
             pack += 1
-        messages.append(encode_row(Stored(seq, when, text, None, None, last), pack))
+        messages.append(encode_row(Stored(seq, when, text, None, None, last, None), pack))
     return messages
 
 

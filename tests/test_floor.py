@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
 import io
 import json
 import logging
@@ -228,8 +229,9 @@ def test_the_floors_own_config_is_checked_once(tmp_path):
 
 def test_a_row_goes_out_with_its_hash_and_comes_back_byte_for_byte():
     text = b'{"card":"KD","source":"reader","type":"card"}'
-    sealed = seal(GENESIS, 7, 1.5, text, b"no", 17)
-    message = encode_row(Stored(7, 1.5, text, b"no", 17, sealed), 2)
+    sealed_as = (GENESIS, 7, 1.5, text, b"no", 17)
+    sealed = seal(*sealed_as)
+    message = encode_row(Stored(7, 1.5, text, b"no", 17, sealed, None), 2)
     assert json.loads(message) == {
         "seq": 7,
         "pack": 2,
@@ -254,6 +256,13 @@ def test_a_row_goes_out_with_its_hash_and_comes_back_byte_for_byte():
     ):
         with pytest.raises(ValueError):
             decode_row(bad)
+    point = hashlib.sha256(b"the table after row 7").digest()  # a resume point follows it
+    kept = decode_row(
+        encode_row(Stored(7, 1.5, text, b"no", 17, seal(*sealed_as, point), point), 2)
+    )
+    assert kept.kept == point and kept.follows(GENESIS)
+    unkept = json.loads(encode_row(Stored(7, 1.5, text, b"no", 17, kept.hash, None), 2))
+    assert not decode_row(json.dumps(unkept).encode()).follows(GENESIS)
     assert table_topic("faro", "faro/t-1/journal") == ("t-1", "journal")
     assert table_topic("faro", "faro/T1/journal") is None
     assert table_topic("faro", "other/t1/journal") is None
