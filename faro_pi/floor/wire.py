@@ -18,7 +18,8 @@ Each table has four topics under ``PREFIX/TABLE/``:
 - ``state``: the console's snapshot of the table, retained, at most twice a second;
   its ``version`` is the last journal row the table had sent when it was taken,
   its ``head`` the journal's last row and that row's hash (``{"seq", "hash"}``),
-  which the floor holds against its copy;
+  which the floor holds against its copy, and its ``balances`` what the table
+  says each player stands at, which the floor holds against its own replay;
 - ``resend``: ``{"from": SEQ}`` from the floor, when it has missed rows.
 
 Pure functions of bytes: the publisher, the floor and the tests all read them alike.
@@ -162,6 +163,8 @@ class State(msgspec.Struct):
     """The last row the table had sent: the floor has it, or will have it, or asks for it."""
     head: Head | None = None
     """The journal's last row: the rows after ``version`` are on their way."""
+    balances: dict[str, int] | None = None
+    """What the table says each player stands at, as its table stood when the state was taken."""
 
 
 _decode_state = msgspec.json.Decoder(State).decode
