@@ -52,9 +52,9 @@ async def serve(
     notifier = Notifier(environ)
     async with contextlib.AsyncExitStack() as closing:
         closing.callback(notifier.close)
-        journal, table = start(config.journal.path)
+        journal, replayed = start(config.journal.path)
         closing.callback(journal.close)
-        daemon = Daemon(config, journal, table)
+        daemon = Daemon(config, journal, replayed)
         closing.callback(daemon.quieten)
         log.info("journal %s: %d events, %s", journal.path, journal.count(), daemon.status())
         port = _shoe(config, daemon, closing)

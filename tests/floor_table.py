@@ -38,7 +38,7 @@ def row_messages(events: Iterable[Event | dict], at: float = 1_764_000_000.0) ->
         last = seal(last, seq, when, text, None, None)
         if TAGS[obj["type"]].new_pack:
             pack += 1
-        messages.append(encode_row(Stored(seq, when, text, None, None, last), pack))
+        messages.append(encode_row(Stored(seq, when, text, None, None, last, None), pack))
     return messages
 
 

@@ -21,7 +21,7 @@ import sys
 from faro_pi import cli
 from faro_pi.service.journal import Journal
 
-COMMITS = ("append", "set_link_seq", "keep_resume_point")
+COMMITS = ("append", "set_link_seq")
 """Every method of Journal that writes a transaction (checkpoint folds, it adds nothing)."""
 
 
@@ -31,9 +31,7 @@ def what(method: str, args: tuple, kwargs: dict) -> str:
         changes = args[0]
         seq = next((c.link_seq for c in changes if c.link_seq is not None), None)
         return "+".join(type(change.event).__name__ for change in changes) + f"@{seq}"
-    if method == "set_link_seq":
-        return f"link@{args[0]}"
-    return f"state-after-row-{args[0]}@None"
+    return f"link@{args[0]}"
 
 
 def arm(log_path: str, when: str, chosen: int) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import random
@@ -24,7 +25,7 @@ from faro_pi.game.rules import Table
 from faro_pi.service import journal_schema
 from faro_pi.service.chain import GENESIS
 from faro_pi.service.journal import Change, Journal
-from faro_pi.service.restore import start
+from faro_pi.service.restore import UNSEALED, PassedOver, start
 from tests.conftest import write_config
 
 SCHEMA_1 = """
@@ -101,7 +102,7 @@ def verify(path: Path, capsys) -> tuple[int, str]:
 
 def hash_by_hand(previous: bytes, row: tuple) -> bytes:
     """The layout in faro_pi.service.chain's notes, built again from its table."""
-    id, at, event, refused, seq = row
+    id, at, event, refused, seq, *kept = row
     data = previous + struct.pack(">q", id) + struct.pack(">d", at)
     data += struct.pack(">I", len(event.encode())) + event.encode()
     if refused is None:
@@ -109,6 +110,8 @@ def hash_by_hand(previous: bytes, row: tuple) -> bytes:
     else:
         data += b"\x01" + struct.pack(">I", len(refused.encode())) + refused.encode()
     data += b"\x00" if seq is None else b"\x01" + struct.pack(">q", seq)
+    if kept and kept[0] is not None:
+        data += b"\x01" + kept[0]
     return hashlib.sha256(data).digest()
 
 
@@ -130,16 +133,22 @@ def test_each_row_hashes_the_row_before_and_its_own_content_as_documented(tmp_pa
             ]
         )
         journal.append([Change({"type": "lock"}, link_seq=-(2**63))])
+        journal.append([Change({"type": "shuffle"}), Change(bet)], resume_point=b"the table")
     assert hashlib.sha256(b"faro-pi journal").digest() == GENESIS
     db = sqlite3.connect(path)
-    rows = db.execute("SELECT id, at, event, refused, seq, hash FROM events ORDER BY id").fetchall()
+    rows = db.execute(
+        "SELECT id, at, event, refused, seq, kept, hash FROM events ORDER BY id"
+    ).fetchall()
+    points = db.execute("SELECT after, state FROM resume").fetchall()
     db.close()
     previous = GENESIS
     for row in rows:
-        assert row[5] == hash_by_hand(previous, row[:5]), row
-        previous = row[5]
-    assert [row[0] for row in rows] == [1, 2, 3, 4, 5]
+        assert row[6] == hash_by_hand(previous, row[:6]), row
+        previous = row[6]
+    assert [row[0] for row in rows] == [1, 2, 3, 4, 5, 6, 7]
     assert rows[2][3] == "the card is out [duplicate]" and rows[3][3] is None
+    assert [row[5] for row in rows] == [None] * 6 + [hashlib.sha256(b"the table").digest()]
+    assert points == [(7, b"the table")]  # kept with the last row of its commit, sealed in it
 
 
 def test_the_append_only_triggers_stay(tmp_path):
@@ -391,17 +400,19 @@ def test_no_flipped_bit_in_the_events_pages_gives_a_journal_with_other_rows(tmp_
 def demo_journal(path: Path) -> list:
     """Three packs of a demo night, with resume points as a start and a pack keep them."""
     events = list(play(random.Random(4), ("Ann", "Bob"), packs=3))
-    table, states = Table(), {}
+    table, states, later = Table(), {}, None
     with Journal.open(path) as journal:
         for row, event in enumerate(events, start=1):
-            journal.append([Change(event_to_json(event))])
             table.apply(event)
             states[row] = resume.save(table)
-        journal.keep_resume_point(100, states[100])
-        later = resume.load(states[100])  # as a start does: a point, then the rows after it
-        for event in events[100:200]:
-            later.apply(event)
-        journal.keep_resume_point(200, resume.save(later))
+            point = None
+            if later is not None:
+                later.apply(event)
+            if row == 100:  # as a start does: a point, then the rows after it
+                point, later = states[100], resume.load(states[100])
+            elif row == 200:
+                point = resume.save(later)
+            journal.append([Change(event_to_json(event))], resume_point=point)
     return [states[n] for n in range(1, len(events) + 1)]
 
 
@@ -411,8 +422,8 @@ def test_verify_replays_the_resume_points_and_names_a_changed_one(tmp_path, caps
     status, out = verify(path, capsys)
     assert status == 0 and f"{len(states)} rows verified and 2 resume points replayed" in out
 
-    with Journal.open(path) as journal:
-        journal.keep_resume_point(200, states[150])  # a state from fifty rows before
+    with sqlite3.connect(path) as db:  # a state from fifty rows before
+        db.execute("UPDATE resume SET state = ? WHERE after = 200", (states[150],))
     status, out = verify(path, capsys)
     assert status == 1
     assert out.startswith(
@@ -482,7 +493,7 @@ def test_the_writer_upgrades_a_schema_1_journal_once_in_place(tmp_path, capsys):
         assert journal.mark().id == 30
         assert journal.append([Change(bet(31))]) == 31
     db = sqlite3.connect(path)
-    assert db.execute("PRAGMA user_version").fetchone() == (2,)
+    assert db.execute("PRAGMA user_version").fetchone() == (3,)
     assert db.execute("SELECT count(*) FROM events WHERE length(hash) = 32").fetchone() == (31,)
     for change in ("DELETE FROM events", "UPDATE events SET refused = 'no'"):
         with pytest.raises(sqlite3.IntegrityError, match="append-only"):
@@ -490,7 +501,7 @@ def test_the_writer_upgrades_a_schema_1_journal_once_in_place(tmp_path, capsys):
     db.close()
     status, out = verify(path, capsys)
     assert status == 0 and "31 rows verified" in out
-    with Journal.open(path) as journal:  # once: the next start finds schema 2
+    with Journal.open(path) as journal:  # once: the next start finds schema 3
         assert [entry.event for entry in journal.rows()] == [*events, bet(31)]
 
 
@@ -530,9 +541,10 @@ def test_a_schema_1_journal_with_rows_gone_is_refused_untouched(tmp_path):
 
 def set_back_to_schema_1(path: Path, *, keep_mark: bool, keep_hash: bool) -> None:
     """A chained journal edited, then dressed as schema 1 so that an upgrade would chain over
-    the edit: the hash column dropped, the mark's table dropped, ``user_version = 1``."""
+    the edit: the kept and hash columns dropped, the mark's table dropped, ``user_version = 1``."""
     tamper(path, "UPDATE events SET event = replace(event, '1004', '4004') WHERE id = 4")
     db = sqlite3.connect(path, isolation_level=None)
+    db.execute("ALTER TABLE events DROP COLUMN kept")
     if not keep_hash:
         db.execute("ALTER TABLE events DROP COLUMN hash")
     if not keep_mark:
@@ -556,9 +568,65 @@ def test_a_chained_journal_set_back_to_schema_1_is_refused_not_upgraded(
     write(path)
     Journal.open(path).close()  # a start: the mark, the chain
     set_back_to_schema_1(path, keep_mark=keep_mark, keep_hash=keep_hash)
-    message = refused_untouched(path, "says it is of schema 1 but bears the traces of schema 2")
+    message = refused_untouched(
+        path, "says it is of schema 1 but bears the traces of a later schema"
+    )
     assert f"({trace})" in message
-    refused_untouched(path, "traces of schema 2", start)
+    refused_untouched(path, "traces of a later schema", start)
+
+
+def test_a_journal_set_back_to_schema_2_is_refused_not_upgraded(tmp_path):
+    path = tmp_path / "journal.sqlite3"
+    write(path)
+    tamper(path, "PRAGMA user_version = 2")
+    message = refused_untouched(path, "says it is of schema 2 but bears the traces of a later")
+    assert "(a kept column in its events)" in message
+
+
+# -- schema 2 ----------------------------------------------------------------------------
+
+
+def test_a_schema_2_journal_is_upgraded_in_place_and_its_resume_points_replayed_past(
+    tmp_path, caplog
+):
+    """A journal of schema 2 keeps its resume points beside its rows, sealed in none: they
+    are read as they are, and never loaded, even the one whose balances were changed; the
+    writer adds the kept column in place, each row's hash as it was."""
+    path = tmp_path / "journal.sqlite3"
+    table, states = Table(), []
+    with Journal.open(path) as journal:
+        for event in play(random.Random(4), ("Ann", "Bob"), packs=3):
+            journal.append([Change(event_to_json(event))])
+            table.apply(event)
+            states.append(resume.save(table))
+    whole = resume.load(states[-1])
+    forged = resume.load(states[199])
+    forged.state.balances["Ann"] += 1000
+    with contextlib.closing(sqlite3.connect(path)) as db, db:  # as faro-pi left it in schema 2
+        db.executemany(
+            "INSERT INTO resume VALUES (?, ?)", [(100, states[99]), (200, resume.save(forged))]
+        )
+        db.execute("ALTER TABLE events DROP COLUMN kept")
+        db.execute("PRAGMA user_version = 2")
+        hashes = db.execute("SELECT hash FROM events ORDER BY id").fetchall()
+    with Journal.open(path, readonly=True) as journal:
+        assert journal.version == 2
+        assert [(p.after, p.sealed) for p in journal.resume_points()] == [(200, None), (100, None)]
+    with caplog.at_level("INFO", logger="faro_pi"):
+        journal, replayed = start(path)
+    with journal:
+        assert journal.version == 3 and replayed.after == 0 and replayed.last == len(states)
+        assert replayed.table.balances == whole.balances
+        assert replayed.passed == (PassedOver(200, UNSEALED), PassedOver(100, UNSEALED))
+    said = [r.getMessage() for r in caplog.records]
+    assert f"{path}: upgraded from schema 2 to 3: each resume point is sealed" in said[0]
+    assert said[1] == (
+        f"{path}: the resume point after row 200 is sealed in no row (kept before resume points "
+        "were sealed); it is not trusted (nor 1 other): the table is replayed from row 1"
+    )
+    with contextlib.closing(sqlite3.connect(path)) as db:
+        assert db.execute("PRAGMA user_version").fetchone() == (3,)
+        assert db.execute("SELECT hash FROM events ORDER BY id").fetchall() == hashes
 
 
 def test_every_upgrade_is_logged_with_its_row_count(tmp_path, caplog):

@@ -64,7 +64,7 @@ LAST_FRAME = 10
 ALARMS = {"refused": 1, "gap": 1, "noread": 1}
 """The alarms standing at the end, each raised once."""
 
-ROWS = {"set_link_seq": 0, "keep_resume_point": 0}
+ROWS = {"set_link_seq": 0}
 """The journal rows each kind of commit writes; ``append`` writes one per event it names."""
 
 

@@ -27,6 +27,7 @@ from faro_pi.virtual.reader import VirtualReader
 from tests.conftest import running_table, until
 from tests.ports import free_port
 from tests.test_daemon_process import a_bet_raised_before_the_mark, rows_that_no_longer_apply
+from tests.test_journal import a_forged_resume_point
 
 CONFIG = """\
 [reader]
@@ -274,6 +275,23 @@ def test_a_journal_a_start_would_refuse_fails_as_the_start_would(config, damage,
     assert says in lines["journal"]
     assert path.read_bytes() == before
     assert sorted(p.name for p in path.parent.iterdir()) == ["journal.sqlite3"]
+
+
+async def test_a_resume_point_changed_in_the_file_fails_though_a_start_passes_over_it(config):
+    """The latest resume point's balances changed, no row touched: a start would pass over it,
+    but someone wrote the file, and the doctor says so with the point's row and what to do."""
+    path = config.parent / "journal" / "journal.sqlite3"
+    after, _ = await a_forged_resume_point(config)
+    before = path.read_bytes()
+    status, lines = check(config)
+    assert status == 1
+    assert lines["journal"].startswith(
+        f"FAIL  journal: {path}: the resume point after row {after} is not the state its row "
+        "seals: it was changed after it was kept; it is not trusted"
+    )
+    assert f"Fix: faro-pi verify {path} checks every row" in lines["journal"]
+    assert f"'DELETE FROM resume WHERE after = {after}'" in lines["journal"]
+    assert path.read_bytes() == before
 
 
 def test_a_clock_before_2024_or_without_ntp_fails(config):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
 import io
 import json
 import logging
@@ -228,8 +229,9 @@ def test_the_floors_own_config_is_checked_once(tmp_path):
 
 def test_a_row_goes_out_with_its_hash_and_comes_back_byte_for_byte():
     text = b'{"card":"KD","source":"reader","type":"card"}'
-    sealed = seal(GENESIS, 7, 1.5, text, b"no", 17)
-    message = encode_row(Stored(7, 1.5, text, b"no", 17, sealed), 2)
+    sealed_as = (GENESIS, 7, 1.5, text, b"no", 17)
+    sealed = seal(*sealed_as)
+    message = encode_row(Stored(7, 1.5, text, b"no", 17, sealed, None), 2)
     assert json.loads(message) == {
         "seq": 7,
         "pack": 2,
@@ -254,6 +256,13 @@ def test_a_row_goes_out_with_its_hash_and_comes_back_byte_for_byte():
     ):
         with pytest.raises(ValueError):
             decode_row(bad)
+    point = hashlib.sha256(b"the table after row 7").digest()  # a resume point follows it
+    kept = decode_row(
+        encode_row(Stored(7, 1.5, text, b"no", 17, seal(*sealed_as, point), point), 2)
+    )
+    assert kept.kept == point and kept.follows(GENESIS)
+    unkept = json.loads(encode_row(Stored(7, 1.5, text, b"no", 17, kept.hash, None), 2))
+    assert not decode_row(json.dumps(unkept).encode()).follows(GENESIS)
     assert table_topic("faro", "faro/t-1/journal") == ("t-1", "journal")
     assert table_topic("faro", "faro/T1/journal") is None
     assert table_topic("faro", "other/t1/journal") is None
@@ -617,6 +626,43 @@ async def test_rows_lost_at_a_tables_end_are_an_alarm_on_the_floor_and_for_verif
             assert {"kind": "floor", "text": text} in page.pit()["tables"][0]["alarms"]
             assert view.copy.head == head
     assert "the table lost them" in caplog.text
+
+
+async def test_a_table_stating_balances_its_rows_do_not_lead_to_is_an_alarm_on_the_floor(
+    tmp_path, broker, caplog
+):
+    """A table that started on a forged resume point states balances its rows do not lead to
+    (Ann 1,000 up) in the state it publishes: the floor, whose engine replays the rows, raises
+    an alarm for that table on its page, which stands until the table states the rows' own."""
+    caplog.set_level(logging.INFO, logger="faro_pi")
+    folder = tmp_path / "t1"
+    async with floor_running(tmp_path / "floor", broker) as (boss, page, _):
+        async with table_publishing(folder, broker.url, "t1") as (daemon, publisher):
+            deal(daemon)
+            await until((boss, daemon), lambda: copied(boss, "t1", daemon))
+            head = daemon.journal.count()
+            await until(publisher, lambda: publisher.acked.seq == head)
+            balances = dict(daemon.table.balances)
+        view = boss.views["t1"]
+        forged = {**balances, "Ann": balances["Ann"] + 1000}
+        state = {"version": head, "head": {"seq": head, "hash": view.copy.hash_at(head).hex()}}
+        async with aiomqtt.Client(
+            "127.0.0.1", broker.port, username="t1", password=password("t1")
+        ) as table:
+            payload = json.dumps({**state, "balances": forged}).encode()
+            await table.publish(topics("faro", "t1").state, payload, qos=1, retain=True)
+        await until(boss, lambda: "stated" in view.witness)
+        text = view.witness["stated"]
+        assert text.startswith(
+            f"after row {head} the table states Ann {forged['Ann']:+d}, but its rows lead to "
+            f"Ann {balances['Ann']:+d}"
+        )
+        assert {"kind": "floor", "text": text} in page.pit()["tables"][0]["alarms"]
+        assert page.pit()["alarms"] == 1
+        assert view.table.balances == balances  # the page shows the rows' balances
+        async with table_publishing(folder, broker.url, "t1"):
+            await until(boss, lambda: "stated" not in view.witness)
+    assert f"floor: t1: {text}" in caplog.text
 
 
 async def test_a_hostile_table_cannot_take_the_floor_down_nor_put_junk_in_its_copy(

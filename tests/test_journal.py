@@ -4,6 +4,7 @@ import asyncio
 import contextlib
 import hashlib
 import io
+import logging
 import math
 import os
 import random
@@ -23,15 +24,17 @@ from faro_pi.exc import FaroError, JournalError
 from faro_pi.game import resume
 from faro_pi.game.cards import DECK, parse_card
 from faro_pi.game.codec import decode_event, event_from_json
-from faro_pi.game.events import CardDrawn, Lock, Session, Shuffle
+from faro_pi.game.demo import play
+from faro_pi.game.events import Alarm, CardDrawn, Lock, Session, Shuffle
 from faro_pi.game.integrity import IntegrityReport
 from faro_pi.game.replay import replay
 from faro_pi.game.rules import Table
-from faro_pi.service import restore, verify
+from faro_pi.service import verify
 from faro_pi.service.daemon import Daemon
 from faro_pi.service.journal import Change, Entry, Journal
+from faro_pi.service.restore import CHANGED, PUT_IN, PassedOver, check, start
 from tests.benchmarks.figures import report
-from tests.conftest import write_config
+from tests.conftest import running_table, write_config
 
 FRAME0 = 1000
 """The child writer's n-th event applies reader frame FRAME0 + n: the link must move with it."""
@@ -356,7 +359,12 @@ def bad_cell_pointers(path, big):
 
 
 def scribbled_cells(path, big):
-    damage_middle_page(path, big, 200, 60, seed=4)
+    """Bytes scribbled over the cells of that page, where its header says they start."""
+    data = big.read_bytes()
+    page = int.from_bytes(data[16:18], "big")
+    middle = len(data) // page // 2 * page
+    cells = int.from_bytes(data[middle + 5 : middle + 7], "big")
+    damage_middle_page(path, big, cells + 73, 60, seed=4)
 
 
 def foreign(path, big):
@@ -507,27 +515,102 @@ def test_a_second_writer_is_refused_while_readers_are_welcome(tmp_path):
         assert again.count() == 2
 
 
-def test_a_restart_resumes_from_the_latest_resume_point_and_equals_a_whole_replay(tmp_path):
-    from faro_pi.game.demo import play
-    from faro_pi.game.rules import Table
-    from faro_pi.service.restore import REPLAY_BEFORE_RESUME, restore
+# -- resume points ------------------------------------------------------------------------
 
-    events = list(play(random.Random(8), ("Ann", "Bob", "Cy"), packs=20))
+SEATS = ("Ann", "Bob", "Cy")
+
+
+async def a_forged_resume_point(config_path: Path) -> tuple[int, dict[str, int]]:
+    """Three packs dealt through the daemon on the config at ``config_path`` (a resume point
+    kept at each shuffle), then the latest point's balances changed in the file, Ann 1,000
+    up, and no row touched. Returns the row that point follows, and the balances the rows
+    lead to."""
+    config = load_config(config_path, environ={})
+    daemon = Daemon(config, Journal.open(config.journal.path))
+    try:
+        for event in play(random.Random(8), SEATS, packs=3):
+            daemon.enter(event)
+            await asyncio.sleep(0)  # the loop turns, for the report a hock brings
+        balances = dict(daemon.table.balances)
+    finally:
+        daemon.quieten()
+        daemon.journal.close()
+    with contextlib.closing(sqlite3.connect(config.journal.path)) as db, db:
+        after, state = db.execute(
+            "SELECT after, state FROM resume ORDER BY after DESC LIMIT 1"
+        ).fetchone()
+        forged = resume.load(state)
+        forged.state.balances["Ann"] += 1000
+        db.execute("UPDATE resume SET state = ? WHERE after = ?", (resume.save(forged), after))
+    return after, balances
+
+
+async def test_a_start_passes_over_a_resume_point_changed_in_the_file(tmp_path, caplog):
+    """The attack: the latest resume point's balances changed in the journal file, no row
+    touched. The start loads only a point its row seals: it passes over this one for the one
+    before, says so in one line naming the journal and the row, and the table stands where its
+    rows lead."""
+    write_config(tmp_path)
+    after, balances = await a_forged_resume_point(tmp_path / "config.toml")
+    caplog.set_level(logging.WARNING, logger="faro_pi")
+    async with running_table(tmp_path) as (daemon, _, _):
+        assert daemon.table.balances == balances
+    said = [r.getMessage() for r in caplog.records if "not trusted" in r.getMessage()]
+    assert len(said) == 1, said
+    assert said[0].startswith(
+        f"{tmp_path / 'journal.sqlite3'}: the resume point after row {after} is not the state "
+        "its row seals: it was changed after it was kept; it is not trusted: the table is "
+        "replayed from the resume point after row "
+    )
+
+
+async def test_a_resume_point_put_in_after_the_last_row_is_passed_over_too(tmp_path):
+    """A forged point put in after the last row, which seals none: passed over as put in."""
+    write_config(tmp_path)
+    after, balances = await a_forged_resume_point(tmp_path / "config.toml")
+    path = tmp_path / "journal.sqlite3"
+    with contextlib.closing(sqlite3.connect(path)) as db, db:
+        (last,) = db.execute("SELECT max(id) FROM events").fetchone()
+        db.execute("INSERT INTO resume SELECT ?, state FROM resume WHERE after = ?", (last, after))
+    journal, replayed = check(path)
+    with journal:
+        assert replayed.passed == (PassedOver(last, PUT_IN), PassedOver(after, CHANGED))
+        assert replayed.table.balances == balances
+
+
+async def test_a_start_that_replays_many_rows_keeps_a_sealed_point_with_the_next_commit(tmp_path):
+    """A journal with no resume point (an older faro-pi's, whose points are sealed in no row):
+    the start replays every row, and the daemon's first commit keeps a point sealed in its
+    row, which the next start loads; changed, that point is passed over again."""
+    events = list(play(random.Random(8), SEATS, packs=20))
     whole = Table()
     whole.replay(events)
-    path = tmp_path / "journal.sqlite3"
+    config = load_config(write_config(tmp_path), environ={})
+    path = config.journal.path
     with Journal.open(path) as journal:
-        for event in events:
-            journal.append([Change(event)])
-        assert list(journal.resume_points()) == []
-        first = restore(journal)  # replays everything, and keeps a point after the last row
-        points = list(journal.resume_points())
-        assert len(events) > REPLAY_BEFORE_RESUME and [row for row, _ in points] == [len(events)]
-        assert first.state == whole.state
-        journal._db.execute("UPDATE resume SET state = x'00'")  # a damaged point is passed over
-        assert restore(journal).state == whole.state
-    with Journal.open(path, readonly=True) as journal:
-        assert restore(journal).state == whole.state and restore(journal).pairs == whole.pairs
+        journal.append([Change(event) for event in events])  # one commit: no resume point
+    journal, replayed = start(path)
+    assert (replayed.after, replayed.last) == (0, len(events)) and replayed.point_due
+    daemon = Daemon(config, journal, replayed)
+    try:
+        assert daemon.table.state == whole.state
+        quiet = Alarm("lost", "the reader is quiet")
+        daemon.submit(quiet)
+        whole.apply(quiet)
+        assert [point.after for point in journal.resume_points()] == [len(events) + 1]
+    finally:
+        daemon.quieten()
+        journal.close()
+    journal, replayed = start(path)
+    with journal:
+        assert (replayed.after, replayed.last, replayed.passed) == (len(events) + 1,) * 2 + ((),)
+        assert replayed.table.state == whole.state and replayed.table.pairs == whole.pairs
+    with contextlib.closing(sqlite3.connect(path)) as db, db:
+        db.execute("UPDATE resume SET state = x'00'")
+    journal, replayed = start(path)
+    with journal:
+        assert replayed.passed == (PassedOver(len(events) + 1, CHANGED),)
+        assert replayed.after == 0 and replayed.table.state == whole.state
 
 
 # -- integrity reports --------------------------------------------------------------------
@@ -571,10 +654,11 @@ async def test_a_journal_of_reports_from_before_they_were_typed_verifies_and_rep
         "110 rows verified and 2 resume points replayed; the hash of row 110 is "
         "00b2dfed093ba7747a0d1007ef834158db03927e27a628ef5db45c0cedba4ddd\n"
     )
-    journal, table = restore.start(path)
+    journal, replayed = start(path)
+    table = replayed.table
     with journal:
         rows = [(row.id, row.event, row.refused, row.seq) for row in journal.stored()]
-        kept = {row: resume.load(data) for row, data in journal.resume_points()}
+        kept = {point.after: resume.load(point.state) for point in journal.resume_points()}
     assert sorted(kept) == [55, 110] and None not in kept.values()
     whole = Table()
     assert all(step.refused is None for step in replay(whole, ((n, e, r) for n, e, r, _ in rows)))

@@ -330,27 +330,38 @@ def _journal(config: Config, written: bool = False) -> Check:
 
 
 def _journal_file(path: Path, written: bool) -> Check:
-    """Checked as a start checks it (the chain from the mark, every row replayed), read-only."""
+    """Checked as a start checks it (the chain from the mark, every row replayed), read-only;
+    a resume point changed or put in since it was kept fails, though a start passes over it."""
     passed, failed, _ = verdicts("journal")
     if written and not os.access(path, os.R_OK):
         return passed(f"{path}: written by the running daemon (closed to this login)")
     try:
-        journal, _ = restore.check(path)
+        journal, replayed = restore.check(path)
         with journal:
-            events = journal.count()
+            events = f"{journal.count()} events"
     except JournalError as exc:
         if exc.reason != "empty":
             return failed(one_line(str(exc)), "see the message")
-        events = 0
+        replayed, events = None, "0 events"
+    passed_over = replayed.passed if replayed is not None else ()
+    forged = [point.row for point in passed_over if point.fault]
+    if forged:
+        return failed(
+            replayed.distrust(path),
+            f"faro-pi verify {path} checks every row; then drop the point (sqlite3 {path} "
+            f"'DELETE FROM resume WHERE after = {forged[0]}'), and ask who wrote the file",
+        )
+    if passed_over:
+        events += f" (a start passes over {len(passed_over)} resume points an older faro-pi kept)"
     if written:
-        return passed(f"{path}: {events} events, written by the running daemon")
+        return passed(f"{path}: {events}, written by the running daemon")
     if not os.access(path, os.W_OK) or not os.access(path.parent, os.W_OK | os.X_OK):
         return failed(
-            f"{path} ({events} events) is not writable by this user",
+            f"{path} ({events}) is not writable by this user",
             f"run as the service's user (sudo -u faro-pi ...), or: sudo chown -R "
             f"faro-pi:faro-pi {path.parent}",
         )
-    return passed(f"{path}: {events} events, writable")
+    return passed(f"{path}: {events}, writable")
 
 
 def _clock(clock: Callable[[], float], ntp: Callable[[], bool | None]) -> Check:

@@ -57,10 +57,13 @@ class TableView:
         """What the copy says of the table's journal that the journal cannot say of itself:
         rows it lost at its end (``lost``), rows changed (``differs``), another journal
         (``breaks``), rows the copy could not keep (``store``), each until the table's rows
-        continue the copy again; and what the floor refused or could not follow
+        continue the copy again; balances the table states that its rows do not lead to
+        (``stated``), until it states theirs; and what the floor refused or could not follow
         (``refused``, ``engine``), until the floor starts again."""
         self.refusals = 0
         """Messages of the table's that the floor refused."""
+        self.stated: tuple[int, dict[str, int]] | None = None
+        """Balances the table stated after a row the engine has not reached yet."""
 
     def restore(self) -> None:
         """The engine after every row of the copy: its latest kept state, then the rest."""
@@ -93,6 +96,8 @@ class TableView:
             if step.refused is not None:
                 self._diverged(f"at row {step.row}: {step.refused}")
                 break
+            if self.stated is not None and self.stated[0] == step.row:
+                self._hold(*self.stated)
             if step.event is not None and step.event.resume_point:
                 self.copy.keep_resume_point(step.row, resume.save(self.table))
             elif step.due:
@@ -180,6 +185,32 @@ class TableView:
             for kind in ("lost", "differs"):
                 self._settled(kind)
 
+    def states(self, seq: int, balances: dict[str, int]) -> None:
+        """The balances the table states it stands at after row ``seq``: held against the
+        engine's after that row, now or when the engine reaches it (past it, they cannot be)."""
+        self.stated = None
+        if self.diverged is None and seq == self.applied:
+            self._hold(seq, balances)
+        elif self.diverged is None and seq > self.applied:
+            self.stated = (seq, balances)
+
+    def _hold(self, seq: int, balances: dict[str, int]) -> None:
+        self.stated = None
+        rows = dict(self.table.balances)
+        if balances == rows:
+            self._settled("stated")
+            return
+        names = sorted(set(balances) | set(rows))
+        wrong = [name for name in names if balances.get(name) != rows.get(name)]
+        said = ", ".join(f"{name} {_signed(balances.get(name))}" for name in wrong)
+        replayed = ", ".join(f"{name} {_signed(rows.get(name))}" for name in wrong)
+        self._alarm(
+            "stated",
+            f"after row {seq} the table states {said}, but its rows lead to {replayed}: the "
+            "table does not stand where its journal does (a resume point changed?); faro-pi "
+            "verify at the table replays every row",
+        )
+
     def _alarm(self, kind: str, text: str) -> None:
         if self.witness.get(kind) != text:
             self.witness[kind] = text
@@ -246,6 +277,10 @@ class TableView:
             "balances": dict(table.balances),
             "console": console,
         }
+
+
+def _signed(balance: int | None) -> str:
+    return "(none)" if balance is None else f"{balance:+d}"
 
 
 def bank_by_pack(table: Table) -> list[dict[str, Any]]:

@@ -265,6 +265,8 @@ class PitBoss:
             return corrected
         changes = view.changes
         view.ended(state.head.seq, state.head.digest())
+        if state.balances is not None and state.head.seq == state.version:
+            view.states(state.version, state.balances)  # the table stood at that very row
         return corrected or view.changes != changes
 
     def _refused(self, name: str, kind: str, exc: ValueError) -> None:

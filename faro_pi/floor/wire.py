@@ -4,20 +4,22 @@ Each table has four topics under ``PREFIX/TABLE/``:
 
 - ``journal``: every row of the journal, in order, QoS 1, as one JSON object
   ``{"seq": N, "pack": P, "event": {...}, "refused": null or "...", "at": T,
-  "frame": F or null, "hash": "..."}``: ``seq`` is the row's number in the
-  journal (1, 2, 3... with no gaps), ``pack`` the pack the row belongs to,
-  ``event`` the event exactly as journaled (the very bytes) and ``refused`` the
-  rule's message for a reading the rules refused; ``at``, ``frame`` (the
-  reader's frame) and ``hash`` are the rest of the row as the journal's hash
-  chain seals it (:mod:`faro_pi.service.chain`), so the floor checks that each
-  row continues the rows it has copied;
+  "frame": F or null, "hash": "..."}``, and ``"kept": "..."`` in a row a resume
+  point follows: ``seq`` is the row's number in the journal (1, 2, 3... with no
+  gaps), ``pack`` the pack the row belongs to, ``event`` the event exactly as
+  journaled (the very bytes) and ``refused`` the rule's message for a reading
+  the rules refused; ``at``, ``frame`` (the reader's frame), ``hash`` and
+  ``kept`` are the rest of the row as the journal's hash chain seals it
+  (:mod:`faro_pi.service.chain`), so the floor checks that each row continues
+  the rows it has copied;
 - ``status``: ``online INSTANCE`` (retained, sent on connecting) or ``offline
   INSTANCE`` (the last will, or sent on a clean stop), ``INSTANCE`` the start
   that says it (:mod:`faro_pi.floor.twin`);
 - ``state``: the console's snapshot of the table, retained, at most twice a second;
   its ``version`` is the last journal row the table had sent when it was taken,
   its ``head`` the journal's last row and that row's hash (``{"seq", "hash"}``),
-  which the floor holds against its copy;
+  which the floor holds against its copy, and its ``balances`` what the table
+  says each player stands at, which the floor holds against its own replay;
 - ``resend``: ``{"from": SEQ}`` from the floor, when it has missed rows.
 
 Pure functions of bytes: the publisher, the floor and the tests all read them alike.
@@ -102,13 +104,15 @@ class Row(NamedTuple):
     frame: int | None
     hash: bytes
     decoded: Event
+    kept: bytes | None = None
+    """The hash of the resume point the table kept after this row, which the row's hash seals."""
 
     def follows(self, previous: bytes) -> bool:
         """Whether this row is sealed to a row whose hash is ``previous`` (and to nothing
         else): a row of another journal, or a changed one, is not."""
         refused = None if self.refused is None else self.refused.encode()
         try:
-            made = seal(previous, self.seq, self.at, self.event, refused, self.frame)
+            made = seal(previous, self.seq, self.at, self.event, refused, self.frame, self.kept)
         except UnicodeEncodeError:
             return False
         return made == self.hash
@@ -122,10 +126,12 @@ class _Received(msgspec.Struct, frozen=True):
     at: float
     frame: Frame | None
     hash: Hash
+    kept: Hash | None = None
 
 
-class _Sent(msgspec.Struct):
-    """One journal row as the table sends it (the same fields, in the same order)."""
+class _Sent(msgspec.Struct, omit_defaults=True):
+    """One journal row as the table sends it (the same fields, in the same order; ``kept``
+    only in a row a resume point follows)."""
 
     seq: int
     pack: int
@@ -134,6 +140,7 @@ class _Sent(msgspec.Struct):
     at: float
     frame: int | None
     hash: str
+    kept: str | None = None
 
 
 _encode = msgspec.json.Encoder().encode
@@ -157,6 +164,8 @@ class State(msgspec.Struct):
     """The last row the table had sent: the floor has it, or will have it, or asks for it."""
     head: Head | None = None
     """The journal's last row: the rows after ``version`` are on their way."""
+    balances: dict[str, int] | None = None
+    """What the table says each player stands at, as its table stood when the state was taken."""
 
 
 _decode_state = msgspec.json.Decoder(State).decode
@@ -173,8 +182,9 @@ def encode_row(row: Stored, pack: int) -> bytes:
     """The message of a row as it lies in the journal: the event's very bytes, so that the
     floor's copy exports what the table's own journal exports, and the hash covers them."""
     refused = None if row.refused is None else row.refused.decode()
+    kept = None if row.kept is None else row.kept.hex()
     return _encode(
-        _Sent(row.id, pack, msgspec.Raw(row.event), refused, row.at, row.seq, row.hash.hex())
+        _Sent(row.id, pack, msgspec.Raw(row.event), refused, row.at, row.seq, row.hash.hex(), kept)
     )
 
 
@@ -199,7 +209,8 @@ def decode_row(payload: bytes) -> Row:
     except (Refused, ValueError) as exc:
         raise ValueError(f"row {row.seq} is not an event: {exc}") from None
     hashed = bytes.fromhex(row.hash)
-    return Row(row.seq, row.pack, event, row.refused, row.at, row.frame, hashed, decoded)
+    kept = None if row.kept is None else bytes.fromhex(row.kept)
+    return Row(row.seq, row.pack, event, row.refused, row.at, row.frame, hashed, decoded, kept)
 
 
 def decode_state(payload: bytes) -> State:

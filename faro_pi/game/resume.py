@@ -1,7 +1,8 @@
 """A table's whole state as bytes, so that a restart need not replay a year of nights.
 
-The daemon keeps one, a resume point, beside the journal's rows at each new pack;
-a restart loads the latest and replays only the rows after it. Everything the
+The daemon keeps one, a resume point, beside the journal's rows at each new pack,
+its hash sealed in the row it follows; a restart loads the latest so sealed and
+replays only the rows after it. Everything the
 engine would have after replaying every row is here: the state, the state at
 the pack's start and the pack's events (for a void), and the session's earlier
 pairs and packs. A resume point of another format, or one that does not decode,

@@ -6,9 +6,9 @@ A leaf: the journal's writer seals and checks rows with it, the export and
 SQLite keeps no checksums: a flipped bit inside an event's text, or a row
 edited with the sqlite3 shell (the append-only triggers dropped first), leaves
 a file that opens and replays as if nothing happened. So each row of the
-journal (schema 2) keeps ``hash``, a SHA-256 over the previous row's hash and
-its own content; row 1 follows :data:`GENESIS`. Changing, removing or putting
-in any row breaks the chain at that row.
+journal (from schema 2 on) keeps ``hash``, a SHA-256 over the previous row's
+hash and its own content; row 1 follows :data:`GENESIS`. Changing, removing or
+putting in any row breaks the chain at that row.
 
 The bytes hashed for row ``n``, in this order (integers big-endian)::
 
@@ -22,15 +22,22 @@ The bytes hashed for row ``n``, in this order (integers big-endian)::
       refused                             and the text, UTF-8
     seq                       1 byte    0 when NULL (and nothing follows), else 1,
       seq                     8 bytes     then the signed integer
+    kept                                nothing when NULL, else a byte 1,
+      kept                   32 bytes     then the SHA-256 of the resume point
+
+``kept`` (schema 3) is the SHA-256 of the table's state kept after the row, a
+resume point, written in the same transaction as the row: a start trusts a
+resume point only when its bytes hash to the ``kept`` of the row it follows
+and that row verifies, so a resume point cannot be changed without changing
+its row. A row with no resume point hashes as it did in schema 2.
 
 Checking every row of a year's journal takes seconds, more than a start may
 spend, so the writer keeps a mark, the last row it has checked and that row's
 hash (table ``verified``). A start checks the rows from the mark on, and every
-row it replays (from the resume point it loads, or from row 1 when it has
-none), then moves the mark to the end. ``faro-pi verify``
-(:mod:`faro_pi.service.verify`) checks every row from row 1, and that each
-kept resume point (derived data, outside the chain) is the state the rows
-before it lead to.
+row it replays (from the row its resume point follows, or from row 1 when it
+has none), then moves the mark to the end.
+``faro-pi verify`` (:mod:`faro_pi.service.verify`) checks every row from row 1,
+and that each kept resume point is the state the rows before it lead to.
 
 What the chain does not do: there is no secret, so whoever can write the file
 can change a row and compute every hash after it again. That shows only
@@ -54,13 +61,26 @@ _SEQ = struct.Struct(">Bq")
 
 
 def seal(
-    previous: bytes, id: int, at: float, event: bytes, refused: bytes | None, seq: int | None
+    previous: bytes,
+    id: int,
+    at: float,
+    event: bytes,
+    refused: bytes | None,
+    seq: int | None,
+    kept: bytes | None = None,
 ) -> bytes:
     """The hash of a row, laid out as the module's notes say."""
     data = _HEAD.pack(previous, id, at, len(event)) + event
     data += b"\x00" if refused is None else b"\x01" + len(refused).to_bytes(4, "big") + refused
     data += b"\x00" if seq is None else _SEQ.pack(1, seq)
+    if kept is not None:
+        data += b"\x01" + kept
     return hashlib.sha256(data).digest()
+
+
+def kept_hash(state: bytes) -> bytes:
+    """What a row seals of the resume point kept after it (its ``kept``)."""
+    return hashlib.sha256(state).digest()
 
 
 class Stored(NamedTuple):
@@ -73,13 +93,16 @@ class Stored(NamedTuple):
     seq: int | None
     hash: bytes | None
     """None in a journal of schema 1, which has no chain."""
+    kept: bytes | None
+    """The hash of the resume point kept after the row; None for none (and before schema 3)."""
 
 
 STORED = (
-    "SELECT id, at, CAST(event AS BLOB), CAST(refused AS BLOB), seq, {hash} "
+    "SELECT id, at, CAST(event AS BLOB), CAST(refused AS BLOB), seq, {hash}, {kept} "
     "FROM events WHERE id > ? ORDER BY id"
 )
-"""The rows after a given id; ``{hash}`` is ``hash``, or ``NULL`` in schema 1."""
+"""The rows after a given id; ``{hash}`` is ``hash``, or ``NULL`` in schema 1, and ``{kept}``
+is ``kept``, or ``NULL`` before schema 3."""
 
 
 class Mark(NamedTuple):
@@ -143,7 +166,7 @@ class Chain:
         if row.hash is None:
             return Break(row.id, "has no hash")
         try:
-            made = seal(self.last.hash, row.id, row.at, row.event, row.refused, row.seq)
+            made = seal(self.last.hash, *row[:5], row.kept)
         except (struct.error, TypeError):  # a column of the wrong type
             made = None
         if made != row.hash:
@@ -169,11 +192,12 @@ def read_mark(db: sqlite3.Connection) -> Mark:
     return Mark(*found)
 
 
-def since_mark(db: sqlite3.Connection) -> Chain:
+def since_mark(db: sqlite3.Connection, kept: bool = True) -> Chain:
     """Checks the rows from the writer's mark to the end (a start checks the rows it replays too).
 
     The row at the mark is checked again from the one before it, so a start
     also sees that row changed, or the rows up to it rehashed, or gone.
+    ``kept``: the rows have their ``kept`` column (schema 3).
     """
     mark = read_mark(db)
     begin = max(mark.id - 1, 0)
@@ -181,7 +205,8 @@ def since_mark(db: sqlite3.Connection) -> Chain:
     if found is None or type(found[0]) is not bytes:  # none, or gone: check every row
         begin, found = 0, (GENESIS,)
     chain = Chain(Mark(begin, found[0]), mark)
-    return follow(chain, _stored(db.execute(STORED.format(hash="hash"), (begin,))))
+    select = STORED.format(hash="hash", kept="kept" if kept else "NULL")
+    return follow(chain, _stored(db.execute(select, (begin,))))
 
 
 def follow(chain: Chain, rows: Iterable[Stored]) -> Chain:

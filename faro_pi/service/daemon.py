@@ -24,6 +24,7 @@ from collections.abc import Callable
 from faro_pi.config import Config
 from faro_pi.devices import Output
 from faro_pi.exc import JournalError, Refused
+from faro_pi.game import resume
 from faro_pi.game.codec import event_to_json
 from faro_pi.game.events import (
     LOCK,
@@ -41,7 +42,7 @@ from faro_pi.game.replay import pack_report, report_due
 from faro_pi.game.rules import Table
 from faro_pi.service.journal import Change, Journal
 from faro_pi.service.logline import describe_card, describe_void, short
-from faro_pi.service.restore import keep_resume_point, restore
+from faro_pi.service.restore import Replayed, replayed
 
 log = logging.getLogger("faro_pi")
 
@@ -55,10 +56,13 @@ Watcher = Callable[[Table, Event], None]
 class Daemon:
     """The one owner of the table state, its journal and its watchers."""
 
-    def __init__(self, config: Config, journal: Journal, table: Table | None = None):
+    def __init__(self, config: Config, journal: Journal, restored: Replayed | None = None):
         self.config = config
         self.journal = journal
-        self.table = table if table is not None else restore(journal)
+        restored = restored if restored is not None else replayed(journal)
+        self.table = restored.table
+        self._point_due = restored.point_due
+        """The start replayed many rows: the next commit keeps a resume point, whatever it is."""
         self.watchers: list[Watcher] = []
         self.stopped = asyncio.Event()
         self.failure: BaseException | None = None
@@ -133,14 +137,17 @@ class Daemon:
         not journaled and the table carries on without it; any other failure
         stops the daemon, and the restart rebuilds the table from what was
         committed. Either way :exc:`JournalError` is raised, and the caller
-        acknowledges nothing. Once committed: after an event whose
-        ``resume_point`` says so (a shuffle, a close) the table is kept as a
-        resume point; the applied events are told, ``at_once`` or on the next
-        turn of the loop (after the shoe's acknowledgement); and at the hock,
-        on the turn after, the pack's deal-integrity report is made.
+        acknowledges nothing. After an event whose ``resume_point`` says so (a
+        shuffle, a close), or after a start that replayed many rows, the table
+        is kept as a resume point in the same transaction, sealed in the last
+        row. Once committed, the applied events are told, ``at_once`` or on the
+        next turn of the loop (after the shoe's acknowledgement); and at the
+        hock, on the turn after, the pack's deal-integrity report is made.
         """
+        applied = [change.event for change in changes if change.refused is None]
+        keep = self._point_due or any(event.resume_point for event in applied)
         try:
-            last = self.journal.append(changes)
+            self.journal.append(changes, resume_point=resume.save(self.table) if keep else None)
         except Exception as exc:
             self.table.restore(before)
             failure = (
@@ -159,9 +166,7 @@ class Daemon:
                 raise
             raise failure from exc
         self._when_quiet()
-        applied = [change.event for change in changes if change.refused is None]
-        if any(event.resume_point for event in applied):
-            keep_resume_point(self.journal, self.table, last)
+        self._point_due = False
         self._untold.extend(applied)
         loop = asyncio.get_running_loop()
         if at_once:

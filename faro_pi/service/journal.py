@@ -24,7 +24,10 @@ companion files.
 
 Each row is sealed with a hash over the row before it and its own content
 (:mod:`faro_pi.service.chain`): the writer checks the chain when it opens,
-and refuses a journal in which a row was changed, removed or put in.
+and refuses a journal in which a row was changed, removed or put in. A resume
+point (the table's state after a row, so that a restart need not replay every
+row) is written with the row it follows, and that row's hash covers the
+point's: a start loads only a point its row seals.
 """
 
 from __future__ import annotations
@@ -41,13 +44,26 @@ from typing import Any, NamedTuple
 from faro_pi.exc import JournalError
 from faro_pi.game.codec import event_to_json
 from faro_pi.game.events import Event
-from faro_pi.service.chain import START, STORED, Chain, Mark, Stored, read_mark, seal
+from faro_pi.service.chain import START, STORED, Chain, Mark, Stored, kept_hash, read_mark, seal
 from faro_pi.service.journal_file import DAMAGE, broken, chain_broken, open_file, unreadable
+from faro_pi.service.journal_schema import SCHEMA_VERSION
 
 CHECKPOINT_AFTER = 2000
 """Appends without an idle moment after which an append folds the log back itself."""
 
-_INSERT = "INSERT INTO events (id, at, event, refused, seq, hash) VALUES (?, ?, ?, ?, ?, ?)"
+_INSERT = (
+    "INSERT INTO events (id, at, event, refused, seq, hash, kept) VALUES (?, ?, ?, ?, ?, ?, ?)"
+)
+_KEEP = "INSERT OR REPLACE INTO resume VALUES (?, ?)"
+_KEEP_LAST = (
+    "DELETE FROM resume WHERE after NOT IN "
+    "(SELECT after FROM resume WHERE after <= ? ORDER BY after DESC LIMIT 3)"
+)
+"""The point just kept and the two before it stay; so do none past it, which follow no row."""
+_POINTS = (
+    "SELECT resume.after, resume.state, {kept} FROM resume JOIN events ON events.id = resume.after "
+    "ORDER BY resume.after DESC"
+)
 _LAST = "SELECT id, hash FROM events ORDER BY id DESC LIMIT 1"
 _ROWS = (
     "SELECT id, at, CAST(event AS BLOB), CAST(refused AS BLOB) FROM events WHERE id > ? ORDER BY id"
@@ -99,6 +115,20 @@ def _encoded(path: Path, at: float, change: Change) -> tuple[float, str, str | N
     return at, text, refused, seq
 
 
+class Point(NamedTuple):
+    """A kept resume point: the row it follows, the table's state after it, and the hash that
+    row seals of that state (None: a point kept before they were sealed, or put in since)."""
+
+    after: int
+    state: bytes
+    sealed: bytes | None
+
+    @property
+    def matches(self) -> bool:
+        """Whether the state is the one its row seals (the row itself is the chain's to check)."""
+        return type(self.state) is bytes and kept_hash(self.state) == self.sealed
+
+
 class Entry(NamedTuple):
     """One journalled event, as a restart replays it and export prints it."""
 
@@ -131,7 +161,7 @@ class Journal:
         readonly: bool,
         created: bool,
         lock: int | None = None,
-        chained: bool = True,
+        version: int = SCHEMA_VERSION,
     ):
         self._db = db
         self._closed = False
@@ -139,7 +169,9 @@ class Journal:
         self.readonly = readonly
         self.created = created
         """True when this open started a new journal, so the daemon can say so."""
-        self.chained = chained
+        self.version = version
+        """The schema its rows are in: older only for a reader of a journal not yet upgraded."""
+        self.chained = version >= 2
         """False for a reader of a schema-1 journal, whose rows have no hashes yet."""
         self._since_checkpoint = 0
         self._lock = lock
@@ -168,14 +200,20 @@ class Journal:
         if replay is not None:
 
             def hook(db: sqlite3.Connection, version: int, checked: int | None) -> None:
-                reader = cls(db, path, True, created=False, chained=version >= 2)
+                reader = cls(db, path, True, created=False, version=version)
                 reader._checked_after = checked
                 replay(reader)
 
         db, lock, fresh, version = open_file(path, readonly, hook)
-        return cls(db, path, readonly, created=fresh, lock=lock, chained=version >= 2)
+        return cls(db, path, readonly, created=fresh, lock=lock, version=version)
 
-    def append(self, changes: Sequence[Change], *, at: float | None = None) -> int:
+    def append(
+        self,
+        changes: Sequence[Change],
+        *,
+        at: float | None = None,
+        resume_point: bytes | None = None,
+    ) -> int:
         """Journals ``changes`` in order, in one transaction; returns the last id once committed.
 
         A crash leaves all the rows or none. A reading comes with what it
@@ -186,6 +224,10 @@ class Journal:
         very row of its event, so the frame and its event are both on disk or
         neither. Every change is encoded before the file is touched: one that
         cannot be (:exc:`JournalError` ``cannot-encode``) leaves it as it was.
+
+        ``resume_point`` is the table's state after the changes, kept in the same
+        transaction (with the two before it) and sealed in the last row, whose
+        hash covers the point's hash (``kept``): a start loads no other.
         """
         now = time.time() if at is None else at
         lines = [_encoded(self.path, now, change) for change in changes]
@@ -195,14 +237,15 @@ class Journal:
         try:
             with self._db:
                 self._db.execute("BEGIN")
-                return self._insert(lines)
+                return self._insert(lines, resume_point)
         except sqlite3.Error as exc:
             raise JournalError(
                 f"{self.path}: cannot append, the event is not journalled: {exc}", "cannot-write"
             ) from exc
 
-    def _insert(self, rows: list[tuple]) -> int:
-        """Inserts ``rows`` (at, text, refused, seq) after the last, each sealed to the one before.
+    def _insert(self, rows: list[tuple], point: bytes | None) -> int:
+        """Inserts ``rows`` (at, text, refused, seq) after the last, each sealed to the one before,
+        and the resume point ``point`` after the last of them, sealed in it.
 
         The last row is read again each time rather than remembered, so a
         rolled-back append can never leave a wrong hash behind for the next.
@@ -210,11 +253,15 @@ class Journal:
         if self.readonly:
             raise sqlite3.OperationalError("the journal is open readonly")
         last = Mark(*(self._db.execute(_LAST).fetchone() or START))
-        for at, text, refused, seq in rows:
+        for n, (at, text, refused, seq) in enumerate(rows, start=1):
             at, id = float(at), last.id + 1
             data, why = text.encode(), None if refused is None else refused.encode()
-            last = Mark(id, seal(last.hash, id, at, data, why, seq))
-            self._db.execute(_INSERT, (id, at, text, refused, seq, last.hash))
+            kept = kept_hash(point) if point is not None and n == len(rows) else None
+            last = Mark(id, seal(last.hash, id, at, data, why, seq, kept))
+            self._db.execute(_INSERT, (id, at, text, refused, seq, last.hash, kept))
+        if point is not None and rows:
+            self._db.execute(_KEEP, (last.id, point))
+            self._db.execute(_KEEP_LAST, (last.id,))
         return last.id
 
     def checkpoint(self) -> None:
@@ -252,34 +299,17 @@ class Journal:
             return seq
         return frame[1]
 
-    def keep_resume_point(self, after: int, state: bytes, keep: int = 3) -> None:
-        """Keeps the table's ``state`` as it stands after row ``after``, and the last few before."""
+    def resume_points(self) -> Iterator[Point]:
+        """The kept resume points, newest first, each with what its row seals of it; none in a
+        journal no writer of this faro-pi has opened, nor any after the journal's last row."""
+        sealed = "events.kept" if self.version >= 3 else "NULL"
         try:
-            with self._db:
-                self._db.execute("BEGIN")
-                self._db.execute("INSERT OR REPLACE INTO resume VALUES (?, ?)", (after, state))
-                self._db.execute(
-                    "DELETE FROM resume WHERE after NOT IN "
-                    "(SELECT after FROM resume ORDER BY after DESC LIMIT ?)",
-                    (keep,),
-                )
-        except sqlite3.Error as exc:
-            raise JournalError(
-                f"{self.path}: cannot keep a resume point: {exc}", "cannot-write"
-            ) from exc
-
-    def resume_points(self) -> Iterator[tuple[int, bytes]]:
-        """The kept states, newest first, as (row they follow, bytes); none in an older journal."""
-        try:
-            cursor = self._db.execute(
-                "SELECT after, state FROM resume WHERE after <= "
-                "(SELECT coalesce(max(id), 0) FROM events) ORDER BY after DESC"
-            )
+            cursor = self._db.execute(_POINTS.format(kept=sealed))
         except sqlite3.OperationalError:
-            return  # a journal no writer of this faro-pi has opened yet
+            return  # no resume table yet
         except DAMAGE as exc:
             raise unreadable(self.path, exc) from exc
-        yield from cursor
+        yield from map(Point._make, cursor)
 
     def count(self) -> int:
         return self._read("SELECT count(*) FROM events").fetchone()[0]
@@ -294,22 +324,27 @@ class Journal:
             yield self._entry(rowid, at, text, refused)
 
     def replayed(self, after: int = 0) -> Iterator[Entry]:
-        """The entries after ``after`` as a start replays them: each row checked first against
-        the chain from row ``after``; a break is refused as the writer's open refuses one."""
+        """The entries after ``after`` as a start replays them: each row, and row ``after``
+        itself (whose hash seals the resume point the start loaded), checked first against the
+        chain; a break is refused as the writer's open refuses one."""
         if not self.chained:  # schema 1: nothing to check yet
             yield from self.rows(after)
             return
-        found = self._read("SELECT hash FROM events WHERE id = ?", (after,)).fetchone()
-        chain = Chain(START if after == 0 else Mark(after, found and found[0]))
+        begin = max(after - 1, 0)
+        found = self._read("SELECT hash FROM events WHERE id = ?", (begin,)).fetchone()
+        chain = Chain(START if begin == 0 else Mark(begin, found and found[0]))
         checked = self._checked_after
-        for row in self.stored(after):
+        for row in self.stored(begin):
             if (checked is None or row.id <= checked) and not chain.follow(row):
                 raise chain_broken(self.path, chain.broken)
-            yield self.entry(row)
+            if row.id > after:
+                yield self.entry(row)
 
     def stored(self, after: int = 0) -> Iterator[Stored]:
         """The rows with ids above ``after`` as they lie in the file, for checking the chain."""
-        sql = STORED.format(hash="hash" if self.chained else "NULL")
+        sql = STORED.format(
+            hash="hash" if self.chained else "NULL", kept="kept" if self.version >= 3 else "NULL"
+        )
         return map(Stored._make, self._stream(sql, after))
 
     def entry(self, row: Stored) -> Entry:

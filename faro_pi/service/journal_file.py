@@ -54,7 +54,8 @@ class Opened(NamedTuple):
     fresh: bool
     """True when the file held no journal yet (the writer has just written its schema)."""
     version: int
-    """The schema its rows are in: 1 (no hash chain) only for a reader of an older journal."""
+    """The schema its rows are in: older than :data:`SCHEMA_VERSION` (1: no hash chain, 2: no
+    resume point sealed in a row) only for a reader of an older journal."""
 
 
 Replay = Callable[[sqlite3.Connection, int, int | None], None]
@@ -103,8 +104,8 @@ def open_file(path: Path, readonly: bool, replay: Replay | None = None) -> Opene
 def _check_read_only(path: Path, replay: Replay | None) -> tuple[int, Mark | None]:
     """The schema of the journal at ``path`` and the end of its checked chain, read-only.
 
-    Schema 0 is a new journal, schema 1 one to upgrade; a journal that can't be
-    read, whose chain breaks, or that ``replay`` refuses, is refused.
+    Schema 0 is a new journal, an older schema one to upgrade; a journal that can't be read,
+    whose chain breaks, or that ``replay`` refuses, is refused.
     """
     db = _connect(path, True)
     try:
@@ -120,12 +121,12 @@ def _check_read_only(path: Path, replay: Replay | None) -> tuple[int, Mark | Non
 def _check_chain(
     db: sqlite3.Connection, path: Path, version: int
 ) -> tuple[Mark | None, int | None]:
-    """What the writer checks of the rows: from its mark to the end (schema 2), or that an older
-    journal can be chained as it stands (schema 1). Returns the end of the checked chain and
-    the row it was checked after (None, None for schema 1)."""
+    """What the writer checks of the rows: from its mark to the end (schema 2 on), and that an
+    older journal can be upgraded as it stands. Returns the end of the checked chain and the
+    row it was checked after (None, None for schema 1)."""
     try:
-        problem = cannot_upgrade(db) if version == 1 else None
-        chain = since_mark(db) if version == SCHEMA_VERSION else None
+        problem = cannot_upgrade(db, version) if version < SCHEMA_VERSION else None
+        chain = since_mark(db, kept=version >= 3) if version >= 2 else None
     except DAMAGE as exc:
         raise unreadable(path, exc) from exc
     if problem is not None:
@@ -272,7 +273,7 @@ def _verify(db: sqlite3.Connection, path: Path) -> int:
                 f"({SCHEMA_VERSION}); use a newer faro-pi; faro-pi never overwrites a journal",
                 "newer-schema",
             )
-        if version not in (1, SCHEMA_VERSION):
+        if not 1 <= version <= SCHEMA_VERSION:
             raise broken(path, f"has unknown journal schema {version}", "unknown-schema")
         _quick_check(db, path)
         if db.execute("SELECT count(*) FROM link").fetchone()[0] != 1:
@@ -325,8 +326,17 @@ def _prepare(db: sqlite3.Connection, path: Path, version: int, mark: Mark | None
                 rows,
                 SCHEMA_VERSION,
             )
-            mark = upgrade(db)
+            mark = upgrade(db, version)
             log.warning("%s: upgraded: %d rows chained, the last is row %d", path, rows, mark.id)
+        elif version < SCHEMA_VERSION:
+            upgrade(db, version)
+            log.info(
+                "%s: upgraded from schema %d to %d: each resume point is sealed in the row it "
+                "follows from now on; those kept before are replayed past, never loaded",
+                path,
+                version,
+                SCHEMA_VERSION,
+            )
         db.execute(RESUME_POINTS)
         db.execute(VERIFIED)
         if mark is not None:

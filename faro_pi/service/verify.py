@@ -30,25 +30,35 @@ def check_resume_points(journal: Journal) -> tuple[int, str | None]:
     """How many kept resume points are what their rows lead to, and what is wrong with the
     first that is not (None when they all are).
 
-    A start loads the latest and replays only the rows after it, so a changed
-    resume point would change the table without touching a row. Replaying
-    every row takes seconds for a year of nights: this is for ``verify`` only.
-    Resume points that do not load are passed over, as a start passes them.
+    A start loads the latest its row seals and replays only the rows after it:
+    a point changed after it was kept is passed over, but one kept wrong would
+    change the table without touching a row. Replaying every row takes seconds
+    for a year of nights: this is for ``verify`` only. Resume points that do
+    not load are passed over, as a start passes them.
     """
     kept = {}
-    for row, data in journal.resume_points():
-        loaded = resume.load(data)
+    for point in journal.resume_points():
+        loaded = resume.load(point.state)
         if loaded is not None:
-            kept[row] = _kept(loaded)
+            kept[point.after] = (_kept(loaded), point.matches)
     table, count = Table(), len(kept)
     for step in replay(table, (entry.row for entry in journal.rows()) if kept else ()):
         if step.refused is not None:
             return 0, f"row {step.row} verifies but no longer applies ({step.refused})"
-        if step.row in kept and _kept(table) != kept.pop(step.row):
+        if step.row not in kept:
+            continue
+        state, sealed = kept.pop(step.row)
+        if _kept(table) != state:
+            start = (
+                "it is sealed in that row, and a start loads it"
+                if sealed
+                else "a start passes over it (its row does not seal it): it was changed after "
+                "it was kept"
+            )
             return 0, (
-                f"the resume point after row {step.row} is not what the rows lead to: it was "
-                "changed after it was kept, and a start would load it; delete the resume points "
-                f"(sqlite3 {journal.path} 'DELETE FROM resume') and a start replays the rows"
+                f"the resume point after row {step.row} is not what the rows lead to: {start}; "
+                f"delete it (sqlite3 {journal.path} 'DELETE FROM resume WHERE after = "
+                f"{step.row}') and a start replays the rows"
             )
         if not kept:
             break

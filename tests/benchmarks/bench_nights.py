@@ -1,11 +1,12 @@
 """A journal of a year of nights: 300 sessions of about 3,000 events each.
 
 Builds such a journal as the daemon leaves it (a resume point after each new
-pack, every row sealed in the hash chain, the chain checked up to the start of
-the last night), then prints the daemon's start-up to READY=1 and
-``GET /api/history`` against it; and, once each, the start-up of the same
-journal without resume points (an older journal's first start, which replays
-every row and keeps one) and without the chain's mark (which checks every row).
+pack, sealed in the row it follows, every row sealed in the hash chain, the
+chain checked up to the start of the last night), then prints the daemon's
+start-up to READY=1 and ``GET /api/history`` against it; and, once each, the
+start-up of the same journal without resume points (an older journal's, whose
+points are sealed in no row: a start replays every row, until the daemon's
+first commit keeps one) and without the chain's mark (which checks every row).
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from faro_pi.game.codec import event_to_json
 from faro_pi.game.demo import play
 from faro_pi.game.events import CLOSE, SHUFFLE, Close, Shuffle
 from faro_pi.game.rules import Table
-from faro_pi.service.chain import GENESIS, seal
+from faro_pi.service.chain import GENESIS, kept_hash, seal
 from faro_pi.service.journal import Journal
 from tests.benchmarks.bench_daemon import Child
 from tests.benchmarks.figures import report
@@ -56,14 +57,18 @@ def build(path: Path) -> tuple[int, int]:
     for row, event in enumerate(nights(random.Random(2026)), start=1):
         table.apply(event)
         at, text = time.time(), json.dumps(event_to_json(event), sort_keys=True)
-        previous = seal(previous, row, at, text.encode(), None, None)
-        rows.append((row, at, text, previous))
-        if isinstance(event, Shuffle | Close):
-            points = [*points[-2:], (row, resume.save(table))]
+        state = resume.save(table) if isinstance(event, Shuffle | Close) else None
+        sealed = None if state is None else kept_hash(state)
+        previous = seal(previous, row, at, text.encode(), None, None, sealed)
+        rows.append((row, at, text, previous, sealed))
+        if state is not None:
+            points = [*points[-2:], (row, state)]
             kept += 1
     mark = rows[-NIGHT]  # the daemon checked the chain when it started the last night
     with db:
-        db.executemany("INSERT INTO events (id, at, event, hash) VALUES (?, ?, ?, ?)", rows)
+        db.executemany(
+            "INSERT INTO events (id, at, event, hash, kept) VALUES (?, ?, ?, ?, ?)", rows
+        )
         db.executemany("INSERT INTO resume (after, state) VALUES (?, ?)", points)
         db.execute("INSERT INTO verified (one, id, hash) VALUES (1, ?, ?)", (mark[0], mark[3]))
     db.close()
@@ -105,29 +110,17 @@ def main() -> None:
             child.stop()
         report("start-up to READY=1, a year's journal", ready, "ms", 1e3)
         report("GET /api/history, a year's journal", history, "ms", 1e3)
-        db = sqlite3.connect(folder / "journal.sqlite3")
-        with db:
-            db.execute("DELETE FROM resume")
-        db.close()
-        child = Child(folder)
-        print(
-            f"{'start-up to READY=1, no resume point (once)':<48} "
-            f"{child.ready_after * 1e3:9.0f} ms, then it keeps one"
-        )
-        child.stop()
-        child = Child(folder)
-        print(f"{'start-up to READY=1, the start after':<48} {child.ready_after * 1e3:9.0f} ms")
-        child.stop()
-        db = sqlite3.connect(folder / "journal.sqlite3")
-        with db:
-            db.execute("DELETE FROM verified")
-        db.close()
-        child = Child(folder)
-        print(
-            f"{'start-up to READY=1, no mark: every row checked':<48} "
-            f"{child.ready_after * 1e3:9.0f} ms, then it keeps one"
-        )
-        child.stop()
+        for table, line in (
+            ("verified", "start-up to READY=1, no mark: every row checked"),
+            ("resume", "start-up to READY=1, no resume point: every row replayed"),
+        ):
+            db = sqlite3.connect(folder / "journal.sqlite3")
+            with db:
+                db.execute(f"DELETE FROM {table}")
+            db.close()
+            child = Child(folder)
+            print(f"{line:<56} {child.ready_after * 1e3:9.0f} ms")
+            child.stop()
 
 
 if __name__ == "__main__":
