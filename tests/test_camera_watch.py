@@ -109,7 +109,9 @@ def test_a_recording_that_cannot_be_read_says_why_in_one_line(tmp_path, capsys):
     assert main(["camera", "watch", str(tmp_path / "gone.avi")]) == 2
     assert capsys.readouterr().err.strip().endswith("gone.avi: no such file or folder")
     assert main(["camera", "watch", str(tmp_path)]) == 2  # an empty folder
-    assert "no frames in the folder" in capsys.readouterr().err
+    assert "no images in the folder (PNG or JPEG files): a recording is frames in name order" in (
+        capsys.readouterr().err
+    )
     (tmp_path / "notes.avi").write_text("not a video")
     assert main(["camera", "watch", str(tmp_path / "notes.avi")]) == 2
     assert "not a video OpenCV can read" in capsys.readouterr().err
