@@ -130,6 +130,11 @@ Drawn = Annotated[
     CardCode,
     _field("card-code", "{value!r} is not a card", description="A card: KD, 10H; any case."),
 ]
+_PICTURE = "'picture' is a still's SHA-256, 64 lowercase hex digits, not {value!r}"
+Picture = Annotated[str, _field("picture", _PICTURE, pattern="^[0-9a-f]{64}$")]
+Likely = Annotated[
+    tuple[CardCode, ...], _field("likely", "'likely' is 3 cards at most", max_length=3)
+]
 Kind = Annotated[
     Literal[ALARM_KINDS],
     _field("alarm", f"an alarm's kind is one of {', '.join(ALARM_KINDS)}"),
@@ -195,6 +200,7 @@ class CardDrawn(_Event, tag="card"):
 
     card: Drawn
     source: Annotated[str, _field("source", "'source' is a word, not {value!r}")] | None = None
+    picture: Picture | None = None
     examples = ({"type": "card", "card": "KD"},)
     changes_case = True
 
@@ -351,11 +357,14 @@ class Void(_Event, tag="void"):
 
 class Alarm(_Event, tag="alarm"):
     """Something at the shoe needs a person: a refused card, a no-read, a gap, a lost reader.
-    Raised by the shoe and journaled, never entered."""
+    Raised by the shoe and journaled, never entered. A no-read from the camera carries its
+    still (``picture``) and the cards it was likeliest to be (``likely``)."""
 
     kind: Kind
     text: Annotated[str, _field("alarm", "an alarm's 'text' is words, not {value!r}")] = ""
     card: Drawn | None = None
+    picture: Picture | None = None
+    likely: Likely | None = None
     examples = ({"type": "alarm", "kind": "noread", "text": "a card passed unread"},)
     entered = False
     changes_case = True
