@@ -11,6 +11,7 @@
 import { authorised } from "./api.js";
 import * as entries from "./entries.js";
 import { fit, pick, picks } from "./picks.js";
+import * as pictures from "./pictures.js";
 import { cardsKey, drawn, listen, pairsKey, store, subscribe } from "./store.js";
 import { toast } from "./toast.js";
 import * as tokenForm from "./token-form.js";
@@ -42,6 +43,7 @@ import * as settlements from "./panels/settlements.js";
 const PARTS = [
   header, alarms, lastNight, seating, pairNow, layout, paid, rules, pickers, call, controls,
   piles, settlements, caseKeeper, balances, chart, odds, packSummary, checks, cardDialog,
+  pictures,
 ];
 
 /** What a part of the page may do: enter, ask, pick, draw again. */
