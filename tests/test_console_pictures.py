@@ -10,9 +10,17 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import os
+import time
 
+import numpy as np
+
+from faro_pi.camera.pictures import Stills, aiming
 from faro_pi.console.pictures import night_pictures
-from faro_pi.pictures import Folder
+from faro_pi.game.cards import parse_card
+from faro_pi.pictures import WANTED_FOR, Folder
+from faro_pi.virtual.camera import VirtualCamera, load_design
+from tests import decks
 from tests.conftest import until
 from tests.test_console import console_config, console_table
 
@@ -103,3 +111,53 @@ def test_a_no_read_shows_its_still_and_likeliest_cards_and_a_tap_enters_one_once
             assert [c.code for c in lookout.daemon.table.pack.exposed] == ["2C", "KD"]
 
     asyncio.run(scenario())
+
+
+def test_the_camera_writes_its_view_only_while_the_page_asks_for_it(tmp_path):
+    console_config(tmp_path)
+    camera = VirtualCamera(load_design(decks.folder("bellot")), np.random.default_rng(5))
+    frame = (camera.still(parse_card("7H")) * 0.8).astype(np.uint8)  # lit as the contract says
+    now = [1000.0]
+
+    async def scenario():
+        async with console_table(tmp_path) as lookout:
+            folder = Folder(lookout.daemon.config.camera.pictures)
+            stills = Stills(folder, None, clock=lambda: now[0])
+            http, auth = lookout.http, lookout.auth
+            stills.frame(frame)
+            assert not (folder.path / "view.jpg").exists()  # nobody asked
+
+            asked = await http.get("/api/camera/view.jpg", headers=auth)
+            assert asked.status_code == 503 and "no view from the camera yet" in asked.text
+            for _ in range(15):  # a second of frames: one view
+                now[0] += 1 / 15
+                stills.frame(frame)
+            answer = await http.get("/api/camera/view.jpg", headers=auth)
+            assert answer.status_code == 200
+            assert answer.content[:2] == b"\xff\xd8"
+            assert answer.headers["x-light"].startswith("card found, paper ")
+            assert answer.headers["cache-control"] == "no-store"
+
+            # Asked no more (the dialog closed): within seconds the camera stops writing.
+            (folder.path / "view.jpg").unlink()
+            past = time.time() - WANTED_FOR - 1
+            os.utime(folder.path / "view.wanted", (past, past))
+            for _ in range(45):
+                now[0] += 1 / 15
+                stills.frame(frame)
+            assert not (folder.path / "view.jpg").exists()
+
+    asyncio.run(scenario())
+
+
+def test_the_view_says_what_is_wrong_with_the_light_as_the_doctor_does():
+    camera = VirtualCamera(load_design(decks.folder("bellot")), np.random.default_rng(5))
+    lit = (camera.still(parse_card("7H")) * 0.8).astype(np.uint8)
+    jpeg, said = aiming(lit)
+    assert jpeg[:2] == b"\xff\xd8" and said.startswith("card found")
+    _, said = aiming(camera.still(parse_card("7H")))
+    assert said.startswith("the card is washed out") and "less light" in said
+    _, said = aiming((lit * 0.4).astype(np.uint8))
+    assert said.startswith("the card is too dark") and "more light" in said
+    _, said = aiming(np.full_like(lit, 30))
+    assert said.startswith("no card found in the box")

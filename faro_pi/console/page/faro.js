@@ -16,6 +16,7 @@ import { cardsKey, drawn, listen, pairsKey, store, subscribe } from "./store.js"
 import { toast } from "./toast.js";
 import * as tokenForm from "./token-form.js";
 import * as again from "./dialogs/again.js";
+import * as cameraView from "./dialogs/camera.js";
 import * as cardDialog from "./dialogs/card.js";
 import * as checks from "./dialogs/checks.js";
 import * as seats from "./dialogs/seats.js";
@@ -85,7 +86,7 @@ function redraw() {
   lastDrawn = table.version;
 }
 
-for (const part of [tokenForm, entries, again, ...PARTS, seats, voidDialog]) {
+for (const part of [tokenForm, entries, again, ...PARTS, seats, voidDialog, cameraView]) {
   if (part.wire) part.wire(actions);
 }
 subscribe(redraw);
