@@ -194,7 +194,7 @@ def _export(args: argparse.Namespace) -> int:
 def _verify(args: argparse.Namespace) -> int:
     from faro_pi.service.verify import main  # the journal and the rules, for this command
 
-    return main(args.journal, against=args.against)
+    return main(args.journal, against=args.against, pictures=args.pictures)
 
 
 def _integrity(args: argparse.Namespace) -> int:
@@ -269,6 +269,12 @@ def parser() -> argparse.ArgumentParser:
         metavar="RECORD",
         help="also hold it against a record kept elsewhere: the floor's copy of the table "
         "(its .sqlite3 file or floor export's lines), or a hash noted as HASH@SEQ",
+    )
+    verify.add_argument(
+        "--pictures",
+        metavar="DIR",
+        help="the camera's stills kept for the rows (camera.pictures; default: the "
+        "pictures folder beside the journal)",
     )
     verify.set_defaults(run=_verify)
     deals = commands.add_parser(

@@ -25,6 +25,7 @@ from faro_pi.devices.pins import chosen_factory, kernel_chip, opens_spi
 from faro_pi.devices.pwm import PWM_ROOT
 from faro_pi.devices.shift_registers import ShiftRegisters
 from faro_pi.exc import FaroError
+from faro_pi.pictures import Folder
 from faro_pi.service.daemon import Daemon
 from faro_pi.service.restore import start
 from faro_pi.service.systemd import Notifier
@@ -55,6 +56,7 @@ async def serve(
         journal, replayed = start(config.journal.path)
         closing.callback(journal.close)
         daemon = Daemon(config, journal, replayed)
+        daemon.pictures = Folder(config.camera.pictures)
         closing.callback(daemon.quieten)
         log.info("journal %s: %d events, %s", journal.path, journal.count(), daemon.status())
         port = _shoe(config, daemon, closing)

@@ -61,7 +61,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("faro_pi.service", "faro_pi.virtual"),
     ("faro_pi.camera",),
     ("faro_pi.shoe", "faro_pi.devices"),
-    ("faro_pi.config", "faro_pi.jsonl"),
+    ("faro_pi.config", "faro_pi.jsonl", "faro_pi.pictures"),
     ("faro_pi.board", "faro_pi.handed"),
     ("faro_pi.exc",),
     ("faro_pi.game",),

@@ -882,7 +882,8 @@ async def test_history_and_export_tell_the_whole_session(tmp_path):
             )
             await lookout.deal(*pack[49:])
             lookout.reader.card("KC")  # a reading the rules refuse, journaled as refused
-            await until(lookout.daemon, lambda t: t.alarms)
+            # (the pack's integrity report raises an alarm of its own: wait for the refusal's)
+            await until(lookout.daemon, lambda t: any(a.kind == "refused" for a in t.alarms))
             await lookout.enter({"type": "shuffle"})
             history = (await lookout.http.get("/api/history")).json()
             document = (await lookout.http.get("/openapi.json")).json()

@@ -124,6 +124,18 @@ def test_the_units_folders_are_where_the_default_config_puts_things(unit):
     assert one(unit, "Service.UMask") == "0077"
 
 
+def test_the_camera_and_the_daemon_share_the_folder_the_cards_stills_go_through(unit):
+    """The camera writes each still where the daemon keeps it and the console serves it."""
+    camera = unit_settings((UNIT.parent / "faro-pi-camera.service").read_text())
+    config = load_config(EXAMPLE, environ={})
+    for service in (unit, camera):
+        state = Path("/var/lib") / one(service, "Service.StateDirectory")
+        assert config.camera.pictures.parent == state
+        assert one(service, "Service.StateDirectoryMode") == "0750"
+        assert one(service, "Service.User") == "faro-pi"
+    assert one(camera, "Service.ProtectSystem") == "strict"  # the rest stays read-only
+
+
 def test_the_service_user_reaches_exactly_the_devices_the_table_uses(unit):
     assert one(unit, "Service.User") == "faro-pi"
     assert one(unit, "Service.SupplementaryGroups").split() == ["gpio", "i2c", "spi", "dialout"]

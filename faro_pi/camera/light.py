@@ -16,6 +16,8 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from faro_pi.camera import finder
+
 PAPER = (110, 250)
 """The card's paper, grey levels, as the doctor would have it: under it the light is too
 dim, over it washed out (the sensor clips: the palest ink is lost)."""
@@ -74,3 +76,44 @@ class Light:
             f"paper {self.paper:.0f}/255, contrast {self.contrast:.0f}, "
             f"evenness {self.evenness:.2f}"
         )
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The light check's verdict on a view of the box: the doctor's ``light`` and the
+    lookout's aiming view say the same."""
+
+    good: bool
+    said: str
+    fix: str = ""
+    outline: np.ndarray | None = None
+    """The card's four corners as the finder sees them, in the frame's pixels; None when
+    it finds none."""
+
+
+def judge(frame: np.ndarray) -> Verdict:
+    """Whether the card in ``frame`` (BGR) is found, and its light in range."""
+    quad = finder.outline(frame)
+    if quad is None:
+        level = float(np.percentile(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY), 99))
+        return Verdict(
+            False,
+            f"no card found in the box (its brightest part is {level:.0f}/255)",
+            "lay a card face up in the box; light it from above with a diffuse lamp, "
+            "and aim the camera so that the whole card shows",
+        )
+    light = Light.of(finder.cut(frame, quad))
+    wrong = (
+        (light.too_dim, "the card is too dark",
+         "more light over the box, or a longer exposure (a brighter lamp; camera.rate lower)"),
+        (light.paper > PAPER[1], "the card is washed out",
+         "less light, or diffuse it more (a sheet of opal acrylic)"),
+        (light.inkless, "the card's ink hardly shows",
+         "focus the camera on the card; clean the lens"),
+        (light.evenness < EVEN, "the light is uneven across the card",
+         "move the lamp so that no glare or shadow falls on the card"),
+    )  # fmt: skip
+    for bad, what, fix in wrong:
+        if bad:
+            return Verdict(False, f"{what} ({light})", fix, quad)
+    return Verdict(True, f"card found, {light}", outline=quad)

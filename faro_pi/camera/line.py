@@ -284,6 +284,11 @@ class Link:
         self._wake()
         return seq
 
+    def next_seq(self) -> int:
+        """The number the next card or no-read will carry: its still goes before it."""
+        with self._lock:
+            return self.sender.next_seq()
+
     def fault(self, text: str | None) -> None:
         """The reader cannot read cards, ``text`` says why; None when it can again."""
         with self._lock:

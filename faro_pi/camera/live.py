@@ -23,6 +23,7 @@ from pathlib import Path
 import cv2
 
 from faro_pi.camera.line import LineBusy, Link, open_line
+from faro_pi.camera.pictures import Stills
 from faro_pi.camera.recognise import DeckError, Reading, Recogniser
 from faro_pi.camera.record import MINUTES, Recorder
 from faro_pi.camera.source import CameraError, FrameSource, open_source
@@ -30,6 +31,7 @@ from faro_pi.camera.watch import CannotWatch, Seen, Watch
 from faro_pi.config import Config, load_config
 from faro_pi.exc import ConfigError
 from faro_pi.game.cards import CARD_BY_CODE, DECK, Card
+from faro_pi.pictures import Folder
 
 log = logging.getLogger("faro_pi.camera")
 
@@ -48,14 +50,18 @@ def watch_frames(
     link,
     running: Callable[[], bool] = lambda: True,
     recorder: Recorder | None = None,
+    stills: Stills | None = None,
 ) -> None:
-    """The camera's loop: every frame to the watcher (and the ``recorder``), what it
-    decides to the link; and while the watcher cannot watch, a fault the table hears."""
+    """The camera's loop: every frame to the watcher (and the ``recorder``, and the aiming
+    view), what it decides to the link, each card's still written before its frame; and
+    while the watcher cannot watch, a fault the table hears."""
     fault = None
     while running():
         frame = source.frame()
         if recorder is not None:
             recorder.frame(frame)
+        if stills is not None:
+            stills.frame(frame)
         seen = watch.see(frame)
         if watch.cannot != fault:
             fault = watch.cannot
@@ -67,6 +73,8 @@ def watch_frames(
         if isinstance(seen, CannotWatch):
             log.error("camera: %s: %s", seen.why, CANNOT_WATCH[seen.why])
             continue
+        if stills is not None:  # only this thread queues frames: the number holds
+            stills.before(link.next_seq(), seen)
         if seen.card is None:
             seq = link.no_read()
             log.warning("camera: frame %d: a card could not be read surely: no-read", seq)
@@ -95,6 +103,8 @@ def run(config: Config, record: Path | None = None, minutes: float = MINUTES) ->
         return 2
     if line is None:
         return 0
+    stills = Stills(Folder(config.camera.pictures), recogniser)
+    stills.start()  # before the hello, which numbers frames from 1 again
     link = Link(line, HELLO, time.monotonic)
     serving = threading.Thread(target=link.serve, args=(stop,), name="fsp1", daemon=True)
     serving.start()
@@ -105,7 +115,7 @@ def run(config: Config, record: Path | None = None, minutes: float = MINUTES) ->
         recorder = None if record is None else Recorder(record, config.camera.rate, minutes)
         try:
             watch = Watch(recogniser, rate=config.camera.rate)
-            watch_frames(source, watch, link, lambda: not stop.is_set(), recorder)
+            watch_frames(source, watch, link, lambda: not stop.is_set(), recorder, stills)
         finally:
             source.close()
             if recorder is not None:

@@ -31,7 +31,7 @@ frame or two and is never taken for still.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Protocol
 
 import cv2
@@ -92,6 +92,8 @@ class Seen:
     card: Card | None
     confidence: float = 0.0
     """The least confidence of the reads that agreed on ``card``."""
+    still: np.ndarray | None = field(default=None, compare=False, repr=False)
+    """The frame read last: the card as it lay, for the lookout's page."""
 
     @property
     def words(self) -> str:
@@ -297,13 +299,13 @@ class Watch:
             return None
         self._looked, self._read_last = small, verdict is not None
         if verdict is None:
-            return Seen(None)
+            return Seen(None, still=frames[-1])
         self._paper = float(np.percentile(small, 99))
         if verdict == self.last:
             return None
         self.last = verdict
         sure = [r.confidence for r in voted if r is not ABSENT and r.card == verdict]
-        return Seen(verdict, min(sure))
+        return Seen(verdict, min(sure), frames[-1])
 
     def _verdict(self, small: np.ndarray):
         """The vote so far: a card, None (a no-read), ABSENT (nothing to say), or _WAIT

@@ -246,6 +246,9 @@ class CameraConfig:
     deck: Path | None = declare(None,  # noqa: RUF009 (a field, no default)
                                 "Folder of the deck taught with `faro-pi camera teach`; "
                                 "relative to the config file's folder; unset: none taught.")
+    pictures: Path | None = declare(None,  # noqa: RUF009 (a field, no default)
+                                    "Folder of the camera's stills of the cards; relative to the "
+                                    "config file's folder; unset: `pictures` by the journal.")
 # fmt: on
 
 
@@ -356,6 +359,8 @@ def parse_config(
     for name, key in (("floor", "password_file"), ("floor", "ca_file"), ("camera", "deck")):
         if sections[name][key] is not None:
             sections[name][key] = base / sections[name][key]
+    beside = sections["journal"]["path"].parent / "pictures"
+    sections["camera"]["pictures"] = base / (sections["camera"]["pictures"] or beside)
 
     config = Config(**{name: SCHEMA[name].cls(**values) for name, values in sections.items()})
     _check_together(source, config)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 
 from faro_pi.console import client
-from faro_pi.game.events import ALARM_KINDS
+from faro_pi.game.fields import ALARM_KINDS
 
 
 def add_console_commands(commands) -> None:

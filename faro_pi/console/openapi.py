@@ -10,7 +10,7 @@ from __future__ import annotations
 from faro_pi.console import idempotency, token
 from faro_pi.game.cards import COLOURS
 from faro_pi.game.codec import EVENTS, schemas
-from faro_pi.game.events import ALARM_KINDS
+from faro_pi.game.fields import ALARM_KINDS
 from faro_pi.game.pack import Stage
 
 

@@ -41,6 +41,7 @@ from faro_pi.console.login import COOKIE, Login
 from faro_pi.console.login import link as login_link
 from faro_pi.console.openapi import openapi
 from faro_pi.console.origin import cross_site
+from faro_pi.console.pictures import Pictures
 from faro_pi.console.render import Render
 from faro_pi.console.stream import HEARTBEAT, Client, EventStream, room
 from faro_pi.console.token import TOKEN_FILE, console_token, token_path
@@ -160,6 +161,7 @@ class Console:
         """The names answered besides IP addresses (:mod:`faro_pi.console.hosts`)."""
         self.journal = snapshot.journal_id(daemon.journal.path)
         """The journal served, as every state names it (`view.journal_id`)."""
+        self.pictures = Pictures(daemon, self._authorized, self._json)
         self.app = self._app()
         self.server: GuestServer | None = None
         """The uvicorn server, once started."""
@@ -196,6 +198,7 @@ class Console:
     def changed(self, table, event) -> None:
         """The daemon's watcher: every open stream gets the new state."""
         self.version += 1
+        self.pictures.seen(table, event)
         if self.clients:
             message = self.render.message(self._state_of(table))
             for client in self.clients:
@@ -215,6 +218,7 @@ class Console:
                 Route("/api/odds", self._odds, methods=["GET"]),
                 Route("/api/events", self._stream, methods=["GET"]),
                 Route("/api/events", self._enter, methods=["POST"]),
+                *self.pictures.routes(),
                 Mount("/api", routes=[Route("/{rest:path}", self._unknown)]),
                 Mount("/", StaticFiles(directory=PAGE, html=True)),
             ]

@@ -64,33 +64,8 @@ def camera_checks(config: Config) -> Iterator[Check]:
 
 def light_check(frame) -> Check:
     """The card in ``frame`` (BGR) is found, and its light is in range."""
-    import cv2
-    import numpy as np
-
-    from faro_pi.camera import finder
-    from faro_pi.camera.light import EVEN, PAPER, Light
+    from faro_pi.camera.light import judge
 
     passed, failed, _ = verdicts("light")
-    quad = finder.outline(frame)
-    if quad is None:
-        level = float(np.percentile(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY), 99))
-        return failed(
-            f"no card found in the box (its brightest part is {level:.0f}/255)",
-            "lay a card face up in the box; light it from above with a diffuse lamp, "
-            "and aim the camera so that the whole card shows",
-        )
-    light = Light.of(finder.cut(frame, quad))
-    paper, evenness, said = light.paper, light.evenness, str(light)
-    if light.too_dim:
-        return failed(f"the card is too dark ({said})", "more light over the box, or a "
-                      "longer exposure (a brighter lamp; camera.rate lower)")  # fmt: skip
-    if paper > PAPER[1]:
-        return failed(f"the card is washed out ({said})",
-                      "less light, or diffuse it more (a sheet of opal acrylic)")  # fmt: skip
-    if light.inkless:
-        return failed(f"the card's ink hardly shows ({said})",
-                      "focus the camera on the card; clean the lens")  # fmt: skip
-    if evenness < EVEN:
-        return failed(f"the light is uneven across the card ({said})",
-                      "move the lamp so that no glare or shadow falls on the card")  # fmt: skip
-    return passed(f"card found, {said}")
+    verdict = judge(frame)
+    return passed(verdict.said) if verdict.good else failed(verdict.said, verdict.fix)

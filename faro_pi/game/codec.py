@@ -28,17 +28,9 @@ from faro_pi.game.cards import (
     parse_rank,
     rank_name,
 )
-from faro_pi.game.events import (
-    CardCode,
-    Colour,
-    Event,
-    HouseRules,
-    Name,
-    OnlyTrue,
-    Rank,
-    Seat,
-)
+from faro_pi.game.events import Event
 from faro_pi.game.exc import Refused
+from faro_pi.game.fields import CardCode, Colour, HouseRules, Name, OnlyTrue, Rank, Seat
 from faro_pi.game.names import MAX_NAME, normal_name, require_text, seat_name
 from faro_pi.game.profile import OPTION_KEYS, Options, options_json
 

@@ -12,10 +12,8 @@ event as a whole, and so do the flags that say what a row of it brings (whether
 it changes the case, keeps a resume point, starts a pack): each said here once,
 for the daemon, the devices and the floor to read.
 
-The domain types (a rank, a card, a colour, a name in its normal form, the
-house rules) are marker classes: msgspec hands their JSON to the codec's
-decoding hook, and the event holds the plain value (an int, a shared
-:class:`~faro_pi.game.cards.Card`, a str, :class:`Options`).
+What each field may hold, and the rule a wrong value breaks, is declared in
+:mod:`faro_pi.game.fields`; the event holds the plain value the codec reads it into.
 
 A new event is one more Struct here (a tag, its fields, its examples, its
 flags) and one more handler in :meth:`faro_pi.game.rules.Table.apply`'s table.
@@ -26,118 +24,34 @@ from __future__ import annotations
 from typing import Annotated, Any, ClassVar, Literal
 
 import msgspec
-from msgspec import UNSET, Meta, UnsetType
+from msgspec import UNSET, UnsetType
 
 from faro_pi.game.exc import Refused
-from faro_pi.game.measures import REPORT, Findings, IntegrityReport
-from faro_pi.game.profile import DEFAULT_PROFILE, MAX_WEIGHT, PROFILES, options_for
-
-MIN_SEATS, MAX_SEATS = 2, 10
-"""A session seats the banker and at least one player, and at most ten."""
-MOST_PACKS = 10**9
-"""The highest pack number: a table would deal a pack a minute for nineteen centuries."""
-ALARM_KINDS = ("refused", "noread", "gap", "lost", "noise", "integrity", "console", "floor")
-
-
-class _Domain(type):
-    """The metaclass of a domain type, which msgspec hands to the codec's decoding hook.
-
-    msgspec checks that what a hook returns is an instance of the field's type;
-    here the hook is the check (it returns plain ints, shared cards, str), so
-    any value passes, at C speed (``type(value)`` is always a true value), where
-    an ABC's ``register`` would cost about a microsecond a field.
-    """
-
-    __instancecheck__ = type
-
-
-def _marker(name: str, doc: str) -> type:
-    """A domain type: what a field holds on the wire; the codec reads it into a plain value."""
-    return _Domain(name, (), {"__doc__": doc, "__module__": __name__})
-
-
-Rank = _marker("Rank", "A rank code on the wire (A, 2-10 or T, J, Q, K); 1..13 once read.")
-CardCode = _marker("CardCode", "A card code on the wire (KD, 10H); one of the 52 cards.")
-Colour = _marker("Colour", "red or black, in any case.")
-Name = _marker("Name", "A participant's name: trimmed, then composed (NFC).")
-Seat = _marker("Seat", "A name fit to seat: 1 to 24 characters, no control characters.")
-OnlyTrue = _marker("OnlyTrue", "A flag given as true or not at all; false once read.")
-HouseRules = _marker("HouseRules", "Options over a profile's, by name.")
-
-
-def _field(rule: str, wrong: str, **meta: Any) -> Meta:
-    """A field's ``Meta``: the rule a wrong value breaks, the message (``{key}``, ``{value}``)."""
-    return Meta(extra={"rule": rule, "wrong": wrong}, **meta)
-
-
-_NAMED = "'{key}' must be a participant's name"
-Player = Annotated[Name, _field("player", _NAMED, description="A participant's name.")]
-Seated = Annotated[Seat, _field("name", _NAMED + ", not {value!r}", description="A name to seat.")]
-Seats = Annotated[
-    tuple[Seat, ...],
-    _field(
-        "seats",
-        "'seats' must list the participants' names in table order",
-        extra_json_schema={"minItems": MIN_SEATS, "maxItems": MAX_SEATS},
-    ),
-]
-Weight = Annotated[
-    int,
-    _field(
-        "weight",
-        "the weight must be a whole number, not {value!r}",
-        description="A positive whole number; the teaching rules (even_weights) want it even, "
-        "so that a split halves it exactly.",
-        extra_json_schema={"minimum": 1, "maximum": MAX_WEIGHT},
-    ),
-]
-Limit = Annotated[
-    int,
-    _field(
-        "limit",
-        f"'limit' is a whole number from 1 to {MAX_WEIGHT:,}, not {{value!r}}",
-        ge=1,
-        le=MAX_WEIGHT,
-        description="The largest weight of one bet or call; without it the table's configured "
-        "limit is journaled with the session.",
-    ),
-]
-Copper = Annotated[bool, _field("copper", "'copper' must be true or false, not {value!r}")]
-OneRank = Annotated[Rank, _field("rank", "{value!r} is not a rank: use A, 2-10 (or T), J, Q or K")]
-_RANKS = "'ranks' lists 2 or 4 ranks (a single rank is given as 'rank')"
-Ranks = Annotated[
-    tuple[Rank, ...],
-    _field(
-        "ranks",
-        _RANKS,
-        description="Two neighbouring cards or a corner of four on the layout (2 or 4 ranks, "
-        "in any order); with the combinations option.",
-        extra_json_schema={"minItems": 2, "maxItems": 4, "uniqueItems": True},
-    ),
-]
-HighCard = Annotated[
+from faro_pi.game.fields import (
+    MOST_PACKS,
+    RANKS_WRONG,
+    THREE_WRONG,
+    Colours,
+    Copper,
+    Drawn,
+    HighCard,
+    HouseRules,
+    Kind,
+    Likely,
+    Limit,
+    OneRank,
     OnlyTrue,
-    _field(
-        "high-card",
-        "'high_card' must be true, not {value!r}",
-        description="The high-card space: the winner outranks the loser (ace low); with the "
-        "high_card option.",
-    ),
-]
-_THREE = "'{key}' must list three entries: loser, winner, hock"
-_LAST = {"minItems": 3, "maxItems": 3}
-"""Loser, winner and hock (the length is the call's to check, after each entry's)."""
-Order = Annotated[tuple[Rank, ...], _field("call", _THREE, extra_json_schema=_LAST)]
-Colours = Annotated[tuple[Colour, ...], _field("call", _THREE, extra_json_schema=_LAST)]
-Drawn = Annotated[
-    CardCode,
-    _field("card-code", "{value!r} is not a card", description="A card: KD, 10H; any case."),
-]
-Kind = Annotated[
-    Literal[ALARM_KINDS],
-    _field("alarm", f"an alarm's kind is one of {', '.join(ALARM_KINDS)}"),
-]
-
+    Order,
+    Picture,
+    Player,
+    Ranks,
+    Seated,
+    Seats,
+    Weight,
+    ruled,
+)
+from faro_pi.game.measures import REPORT, Findings, IntegrityReport
+from faro_pi.game.profile import DEFAULT_PROFILE, PROFILES, options_for
 
 _OPTIONS = "'options' must be an object of house-rule options"
 _PROFILE = f"the profile is {' or '.join(PROFILES)}"
@@ -169,12 +83,10 @@ class Session(_Event, tag="session"):
     seats: Seats
     banker: Seated | None = None
     profile: (
-        Annotated[Literal[tuple(PROFILES)], _field("profile", _PROFILE + ", not {value!r}")] | None
+        Annotated[Literal[tuple(PROFILES)], ruled("profile", _PROFILE + ", not {value!r}")] | None
     ) = None
     options: (
-        Annotated[
-            HouseRules, _field("options", "'options' must be an object of house-rule options")
-        ]
+        Annotated[HouseRules, ruled("options", "'options' must be an object of house-rule options")]
         | None
     ) = None
     limit: Limit | None = None
@@ -197,7 +109,8 @@ class CardDrawn(_Event, tag="card"):
     """
 
     card: Drawn
-    source: Annotated[str, _field("source", "'source' is a word, not {value!r}")] | None = None
+    source: Annotated[str, ruled("source", "'source' is a word, not {value!r}")] | None = None
+    picture: Picture | None = None
     examples = ({"type": "card", "card": "KD"},)
     changes_case = True
 
@@ -211,7 +124,7 @@ def _one_place(event: Bet | Remove, places: tuple[str, ...]) -> None:
         raise Refused("rank", "'rank' is missing (or give 'ranks' or 'high_card')")
     ranks = event.ranks
     if ranks is not None and len(ranks) not in (2, 4):
-        raise Refused("ranks", _RANKS)
+        raise Refused("ranks", RANKS_WRONG)
     if ranks is not None and len(set(ranks)) != len(ranks):
         raise Refused("ranks", "the ranks of a combination must differ")
 
@@ -256,7 +169,7 @@ class Remove(_Event, tag="remove"):
     high_card: HighCard = False
     call: Annotated[
         OnlyTrue,
-        _field(
+        ruled(
             "call",
             "'call' must be true, not {value!r}",
             description="Takes back every call the player has made on the last three.",
@@ -334,7 +247,7 @@ class Call(_Event, tag="call"):
             raise Refused("call", "a call gives either 'order' (three ranks) or 'colours' (three)")
         key, three = ("order", self.order) if self.colours is None else ("colours", self.colours)
         if len(three) != 3:
-            raise Refused("call", _THREE.format(key=key))
+            raise Refused("call", THREE_WRONG.format(key=key))
 
 
 class Shuffle(_Event, tag="shuffle"):
@@ -354,11 +267,14 @@ class Void(_Event, tag="void"):
 
 class Alarm(_Event, tag="alarm"):
     """Something at the shoe needs a person: a refused card, a no-read, a gap, a lost reader.
-    Raised by the shoe and journaled, never entered."""
+    Raised by the shoe and journaled, never entered. A no-read from the camera carries its
+    still (``picture``) and the cards it was likeliest to be (``likely``)."""
 
     kind: Kind
-    text: Annotated[str, _field("alarm", "an alarm's 'text' is words, not {value!r}")] = ""
+    text: Annotated[str, ruled("alarm", "an alarm's 'text' is words, not {value!r}")] = ""
     card: Drawn | None = None
+    picture: Picture | None = None
+    likely: Likely | None = None
     examples = ({"type": "alarm", "kind": "noread", "text": "a card passed unread"},)
     entered = False
     changes_case = True
@@ -371,14 +287,14 @@ class Integrity(_Event, tag="integrity"):
 
     pack: Annotated[
         int,
-        _field("integrity", "'pack' is the number of a pack, not {value!r}", ge=1, le=MOST_PACKS),
+        ruled("integrity", "'pack' is the number of a pack, not {value!r}", ge=1, le=MOST_PACKS),
     ]
     flagged: Annotated[
-        Findings, _field("integrity", "'flagged' lists what the report found, a line a measure")
+        Findings, ruled("integrity", "'flagged' lists what the report found, a line a measure")
     ]
     report: Annotated[
         IntegrityReport,
-        _field(
+        ruled(
             "integrity", "'report' is not a pack's deal-integrity report (docs/integrity.md): {why}"
         ),
     ]

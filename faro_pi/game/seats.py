@@ -10,8 +10,9 @@ anything, as the engine's handlers do.
 
 from __future__ import annotations
 
-from faro_pi.game.events import MAX_SEATS, MIN_SEATS, Bank, Close, Join, Leave, Session
+from faro_pi.game.events import Bank, Close, Join, Leave, Session
 from faro_pi.game.exc import Refused
+from faro_pi.game.fields import MAX_SEATS, MIN_SEATS
 from faro_pi.game.names import resembles, seat_name
 from faro_pi.game.pack import Stage
 from faro_pi.game.profile import DEFAULT_PROFILE, MAX_WEIGHT, PROFILES

@@ -21,10 +21,13 @@ import random
 from collections import deque
 from collections.abc import Callable
 
+import msgspec
+
 from faro_pi.config import Config
 from faro_pi.devices import Output
 from faro_pi.exc import JournalError, Refused
 from faro_pi.game import resume
+from faro_pi.game.cards import CARD_BY_CODE
 from faro_pi.game.codec import event_to_json
 from faro_pi.game.events import (
     LOCK,
@@ -40,6 +43,7 @@ from faro_pi.game.events import (
 from faro_pi.game.profile import DEFAULT_PROFILE, PROFILES
 from faro_pi.game.replay import pack_report, report_due
 from faro_pi.game.rules import Table
+from faro_pi.pictures import Folder
 from faro_pi.service.journal import Change, Journal
 from faro_pi.service.logline import describe_card, describe_void, short
 from faro_pi.service.restore import Replayed, replayed
@@ -47,6 +51,8 @@ from faro_pi.service.restore import Replayed, replayed
 log = logging.getLogger("faro_pi")
 
 QUIET = 1.0
+PRUNE_EVERY = 50
+"""Pictures kept between two prunings of the pictures' folder."""
 """Seconds without an event before the journal's log is folded back (off the card's path)."""
 
 Watcher = Callable[[Table, Event], None]
@@ -76,6 +82,10 @@ class Daemon:
         self.pairing: Callable[[], None] | None = None
         """What new pack held down asks for (the console's pairing code on the OLED): set
         by the composition root when there are both."""
+        self.pictures: Folder | None = None
+        """The camera's pictures (:mod:`faro_pi.pictures`): each reading's still is kept
+        and named in its row. Set by the composition root."""
+        self._pictures_kept = 0
 
     # -- the one path of change -------------------------------------------------
 
@@ -105,6 +115,7 @@ class Daemon:
         """
         before = self.table.snapshot()
         changes, refusal = [], None
+        event = self._pictured(event, seq)
         if gap is not None:
             changes += self._apply(gap)  # an alarm is never refused
         try:
@@ -117,7 +128,30 @@ class Daemon:
             refusal = exc
             log.warning("refused %s: %s", short(event), exc)
         self._commit(changes, before, at_once=False)
+        if self.pictures is not None and seq is not None:
+            self.pictures.settled(seq)
         return refusal
+
+    def _pictured(self, event: Event, seq: int | None) -> Event:
+        """The reading with the camera's still of frame ``seq`` named in it (and a no-read's
+        likeliest cards), when the reader left one; as it came when not, or when the still
+        cannot be kept (said in the log: a picture is never worth a card)."""
+        if self.pictures is None or seq is None or not isinstance(event, CardDrawn | Alarm):
+            return event
+        try:
+            kept = self.pictures.keep(seq)
+            if kept is not None and self._pictures_kept % PRUNE_EVERY == 0:
+                self.pictures.prune()
+        except OSError as exc:
+            log.warning("pictures: frame %d's still is not kept: %s", seq, exc)
+            return event
+        if kept is None:
+            return event
+        self._pictures_kept += 1
+        if isinstance(event, CardDrawn):
+            return msgspec.structs.replace(event, picture=kept.picture)
+        likely = tuple(CARD_BY_CODE[code] for code in kept.likely if code in CARD_BY_CODE)
+        return msgspec.structs.replace(event, picture=kept.picture, likely=likely or None)
 
     def _apply(self, event: Event, seq: int | None = None) -> list[Change]:
         """Applies ``event`` and what it brings: a card clears a standing no-read alarm (the card
@@ -262,13 +296,27 @@ class Daemon:
         if not event.entered:  # the shoe's alarms, the daemon's reports
             raise Refused("alarm", f"a {event_to_json(event)['type']} is the table's, not entered")
         if isinstance(event, CardDrawn):
-            event = CardDrawn(event.card, "hand")
+            event = CardDrawn(event.card, "hand", self._settling(event.picture))
         elif isinstance(event, Session):
             event = self._seated(event)
         refusal = self.submit(event)
         if refusal is not None:
             raise refusal
         return event
+
+    def _settling(self, picture: str | None) -> str | None:
+        """The still of the standing no-read a card entered by hand names, to be journaled
+        with it; refused when no standing no-read has it: the no-read was settled (its card
+        came, or was entered) since the lookout picked the card, which would come twice."""
+        if picture is None or any(
+            a.kind == "noread" and a.picture == picture for a in self.table.alarms
+        ):
+            return picture
+        raise Refused(
+            "picture",
+            "that no-read is settled already (its card came, or was entered): "
+            "look at the cards out before entering one",
+        )
 
     def _seated(self, session: Session) -> Session:
         """The session as journaled: a banker drawn if none is named, and every house rule.

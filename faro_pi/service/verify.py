@@ -4,7 +4,8 @@ A start checks only the rows from the writer's mark (:mod:`faro_pi.service.chain
 this checks them all, and that each kept resume point is the state its rows
 lead to. ``--against RECORD`` also holds the journal against a record of it
 kept elsewhere (:mod:`faro_pi.service.witness`), which alone can show rows lost
-at its end.
+at its end. The camera's stills the rows name (:mod:`faro_pi.pictures`) are held to
+their hashes too: a still changed is reported, one pruned since is not.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from faro_pi.exc import JournalError
 from faro_pi.game import resume
 from faro_pi.game.replay import replay
 from faro_pi.game.rules import Table
+from faro_pi.pictures import Folder
 from faro_pi.service.chain import START, Chain, follow
 from faro_pi.service.journal import Journal
 from faro_pi.service.witness import Witnessed, compare
@@ -65,15 +67,32 @@ def check_resume_points(journal: Journal) -> tuple[int, str | None]:
     return count, None
 
 
+def check_pictures(journal: Journal, folder: Folder) -> tuple[int, list[str]]:
+    """How many of the stills the rows name are kept as they were, and a line for each
+    row whose still was changed since; a still pruned (or never kept) is passed over."""
+    same: dict[str, bool | None] = {}
+    changed = []
+    for entry in journal.rows():
+        picture = entry.event.get("picture")
+        if not isinstance(picture, str):
+            continue
+        if picture not in same:
+            same[picture] = folder.check(picture)
+        if same[picture] is False:
+            changed.append(f"row {entry.id}'s still {picture}.jpg is not what was kept")
+    return sum(1 for kept in same.values() if kept), changed
+
+
 def _kept(table) -> tuple:
     """What a resume point keeps of a table (see :func:`faro_pi.game.resume.save`), to compare
     as values: its bytes may differ for equal tables, a set's order being its history's."""
     return table.state, table.pack_start, table.pack_log, table.history, table.packs
 
 
-def main(path: str | Path, out=None, err=None, against: str | None = None) -> int:
-    """``faro-pi verify JOURNAL [--against RECORD]``: 0 when every row verifies (and agrees
-    with the record), 1 naming the first that does not."""
+def main(path: str | Path, out=None, err=None, against: str | None = None, pictures=None) -> int:
+    """``faro-pi verify JOURNAL [--against RECORD] [--pictures DIR]``: 0 when every row
+    verifies (and agrees with the record, and its still is as kept), 1 naming the first
+    that does not."""
     out, err = out or sys.stdout, err or sys.stderr
     witnessed: Witnessed | None = None
 
@@ -90,6 +109,8 @@ def main(path: str | Path, out=None, err=None, against: str | None = None) -> in
             points, disagree = (0, None) if chain.broken else check_resume_points(journal)
             if against is not None:
                 witnessed = compare(journal, against)
+            folder = Folder(pictures or Path(journal.path).parent / "pictures")
+            stills, changed = check_pictures(journal, folder) if not chain.broken else (0, [])
     except (JournalError, ValueError) as exc:
         print(f"faro-pi: {exc}", file=err)
         return 1
@@ -98,7 +119,10 @@ def main(path: str | Path, out=None, err=None, against: str | None = None) -> in
         print(f"{journal.path}: against {against}: {witnessed.text}", file=out)
         if not witnessed.agrees:
             return 1
-    return 0 if chain.broken is None and disagree is None else 1
+    if stills or changed:
+        said = f"{stills} still{'s' if stills != 1 else ''} of the cards as kept"
+        print(f"{folder.path}: {'; '.join([said, *changed])}", file=out)
+    return 0 if chain.broken is None and disagree is None and not changed else 1
 
 
 def _verdict(chain: Chain, points: int, disagree: str | None) -> str:

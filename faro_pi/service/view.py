@@ -97,6 +97,8 @@ def state(table: Table, version: int) -> dict[str, Any]:
                 "text": a.text,
                 "card": a.card.code if a.card else None,
                 "count": table.state.alarm_counts.get(a.kind, 1),
+                "picture": a.picture,
+                "likely": [card.code for card in a.likely or ()],
             }
             for a in table.alarms
         ],

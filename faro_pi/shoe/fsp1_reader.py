@@ -112,6 +112,10 @@ class Sender:
             if self._last_sent is not None:
                 self._last_sent -= self.heartbeat or 0
 
+    def next_seq(self):
+        """The number the next card or no-read queued will carry."""
+        return self._next
+
     def card(self, code):
         """Queues a card read, given by its code (``"KD"``, ``"10H"``); returns its number."""
         return self._push("C", "," + code)

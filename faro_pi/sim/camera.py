@@ -4,17 +4,21 @@ Each card of the scenario is laid on top in the virtual box
 (:class:`faro_pi.virtual.camera.VirtualCamera`); the camera reader's own watcher
 (:class:`faro_pi.camera.watch.Watch`) and recogniser read the frames, and what they
 decide goes over the virtual reader's serial line, in fsp1, to the daemon: the path a
-card takes from a real camera, less the glass. What it read is tallied against what was
-laid, for the summary.
+card takes from a real camera, less the glass. The still of each card or no-read goes
+before its frame into the pictures' folder (:class:`faro_pi.camera.pictures.Stills`), as
+the live reader's does. What it read is tallied against what was laid, for the summary.
 """
 
 from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass, field
+from pathlib import Path
 
+from faro_pi.camera.pictures import Stills
 from faro_pi.camera.watch import Seen, Watch
 from faro_pi.game.cards import Card, parse_card
+from faro_pi.pictures import Folder
 from faro_pi.virtual.camera import DRAWN, HAND, VirtualCamera
 from faro_pi.virtual.reader import VirtualReader
 
@@ -46,9 +50,11 @@ class Tally:
 class CameraShoe:
     """The camera reader over the virtual box, speaking through ``reader``."""
 
-    def __init__(self, camera: VirtualCamera, watch: Watch, reader: VirtualReader):
+    def __init__(self, camera: VirtualCamera, watch: Watch, reader: VirtualReader, pictures: Path):
         self.camera, self.watch, self.reader = camera, watch, reader
         self.tally = Tally()
+        self.stills = Stills(Folder(pictures), watch.recogniser)
+        self.stills.start()
 
     async def deal(self, code: str) -> None:
         """``code`` comes on top; whatever the reader makes of it goes to the daemon. At a
@@ -65,6 +71,7 @@ class CameraShoe:
                 if self.watch.last != card:  # not the card still on top: a miss
                     self.tally.missed += 1
                 return
+            self._still(seen)
             if seen.card is not None:
                 self._count(card, seen.card)
                 self.reader.card(seen.card.code)
@@ -74,6 +81,19 @@ class CameraShoe:
             self.tally.relaid += look == 0
             self.reader.no_read()
             await self.reader.drained()
+
+    async def unread(self, code: str) -> None:
+        """``code`` goes past unread (a scenario's no-read naming its card): the camera's
+        still of it as it lay, and the cards it was likeliest to be, go with the no-read.
+        The watcher is not shown it, so the card re-fed is read as a new view."""
+        still = self.camera.still(parse_card(code))
+        await asyncio.to_thread(self._still, Seen(None, still=still))
+        self.reader.no_read()
+        await self.reader.drained()
+
+    def _still(self, seen: Seen) -> None:
+        """The still of what the reader is about to send, before its frame."""
+        self.stills.before(self.reader.sender.next_seq(), seen)
 
     async def empty(self) -> None:
         """The box is emptied for a new pack."""

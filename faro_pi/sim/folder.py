@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import fcntl
 import os
+import shutil
 import sqlite3
 from pathlib import Path
 
@@ -74,6 +75,8 @@ def prepare(out: Path, port: int | None = None) -> Path:
         path = out / name
         if path.is_symlink() or path.is_file():
             path.unlink()
+    if (out / "pictures").is_dir() and not (out / "pictures").is_symlink():
+        shutil.rmtree(out / "pictures")  # the camera's stills of the journal replaced
     config = out / "config.toml"
     console = NO_CONSOLE if port is None else CONSOLE.format(port=port)
     config.write_text(SIM_CONFIG.format(port=(out / "reader").absolute(), console=console))

@@ -65,7 +65,7 @@ class SimulatedTable:
         self.factory, self.chain = watched_factory()
         self.oled = VirtualOled()
         self.reader = VirtualReader(out / "reader", hello="faro-pi sim")
-        self.camera = None if camera is None else camera(self.reader)
+        self.camera = None if camera is None else camera(self.reader, out / "pictures")
         """The camera reader over a virtual box, when the pack is dealt through it."""
         self.record = Record()
         self.at = 0
@@ -93,8 +93,7 @@ class SimulatedTable:
             await self.deal(obj["card"])
         elif kind == "noread":
             await self.pause(DEAL_PACE)
-            self.reader.no_read()
-            await self.reader.drained()
+            await self.no_read(obj.get("card"))
         elif kind == "reader_reset":
             self.reader.restart()
             await self.reader.drained()
@@ -120,6 +119,14 @@ class SimulatedTable:
             await self.camera.deal(code)
         else:
             self.reader.card(code)
+            await self.reader.drained()
+
+    async def no_read(self, code: str | None) -> None:
+        """A card goes past unread; the camera's still of it goes along where it is named."""
+        if self.camera is not None and code is not None:
+            await self.camera.unread(code)
+        else:
+            self.reader.no_read()
             await self.reader.drained()
 
     async def press(self, button: str, hold: float) -> None:
@@ -331,6 +338,8 @@ def main(args: argparse.Namespace) -> int:
         print("faro-pi sim: --port is the page's: give --console too", file=sys.stderr)
         return 2
     port = (args.port or DEFAULT_PORT) if args.console else None
+    if camera is not None:  # the camera's still of a card unread goes with its no-read
+        steps = scenarios.unread_named(steps)
     with screen_for(sys.stdout, steps) as screen:
         summary = asyncio.run(simulate(steps, out, args.speed, screen, port, camera))
     balances = "  ".join(f"{name} {amount:+d}" for name, amount in summary["balances"].items())
@@ -363,4 +372,4 @@ def _camera(args: argparse.Namespace):
         np.random.default_rng(DEMO["seed"] if args.seed is None else args.seed),
     )
     watch = Watch(Recogniser.load())
-    return lambda reader: CameraShoe(camera, watch, reader)
+    return lambda reader, pictures: CameraShoe(camera, watch, reader, pictures)

@@ -7,7 +7,8 @@ so may these, which only the simulator knows:
 
 * ``{"type":"press","button":"signal"}`` (also ``"undo"``, ``"new_pack"``;
   ``"hold": 2.0`` keeps the button down that many seconds);
-* ``{"type":"noread"}``: a card goes past the reader unread;
+* ``{"type":"noread"}``: a card goes past the reader unread; ``"card": "KD"`` names it,
+  for the camera (``--camera``), whose still of it goes with the no-read;
 * ``{"type":"reader_reset"}``: the reader restarts and says hello;
 * ``{"type":"unplug","seconds":1.5}``: the reader's cable is pulled for a while;
 * ``{"type":"garble","bytes":40}``: noise on the serial line;
@@ -22,7 +23,7 @@ from pathlib import Path
 
 from faro_pi import jsonl
 from faro_pi.exc import FaroError, Refused
-from faro_pi.game.cards import DECK
+from faro_pi.game.cards import CARD_BY_CODE, DECK
 from faro_pi.game.codec import event_from_json, event_to_json
 from faro_pi.game.demo import play
 from faro_pi.game.events import CardDrawn, Lock, Shuffle
@@ -61,6 +62,8 @@ def check_step(obj: object, line: int) -> dict:
         _number(obj, "seconds", 1.0, line)
     elif kind == "garble":
         _number(obj, "bytes", 40, line)
+    elif kind == "noread" and "card" in obj and obj["card"] not in CARD_BY_CODE:
+        raise FaroError(f"scenario line {line}: a no-read's card is a card's code (KD, 10H)")
     elif kind not in HARDWARE:
         try:
             event_from_json(obj)
@@ -138,6 +141,19 @@ def _fault(dealt: int, card: CardDrawn, before: Iterable[dict]) -> list[dict]:
     if dealt == 40:
         return [{"type": "reader_reset"}]
     return []
+
+
+def unread_named(steps: list[dict]) -> list[dict]:
+    """The steps with each no-read naming the card that went past unread, where it names
+    none: the next card dealt, which is that card re-fed. For the camera, whose still of
+    it goes with the no-read."""
+    named = list(steps)
+    for at, step in enumerate(steps):
+        if step.get("type") == "noread" and "card" not in step:
+            dealt = (s for s in steps[at + 1 :] if s.get("type") == "card" and "card" in s)
+            if (card := next(dealt, None)) is not None:
+                named[at] = {**step, "card": card["card"]}
+    return named
 
 
 def _unseen(before: Iterable[dict]) -> list[str]:

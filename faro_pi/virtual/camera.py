@@ -80,6 +80,11 @@ class VirtualCamera:
         self._drawn += [self._view + (new - self._view) * share for share in DRAWN]
         self._view = new
 
+    def still(self, card: Card) -> np.ndarray:
+        """A frame of ``card`` lying in the box, the view left as it is."""
+        view = scene.view(self.faces[card], self.rng, self.size, nominal=True).astype(np.float32)
+        return np.clip(view + self._noise[0], 0, 255).astype(np.uint8)
+
     def pass_hand(self) -> None:
         """A hand over the box and away: the next frames show it, then the box again."""
         hand = scene.hand(np.clip(self._view, 0, 255).astype(np.uint8), self.rng)

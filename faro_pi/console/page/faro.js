@@ -13,10 +13,12 @@ import { authorised } from "./api.js";
 import * as entries from "./entries.js";
 import * as pending from "./pending.js";
 import { fit, pick, picks } from "./picks.js";
+import * as pictures from "./pictures.js";
 import { cardsKey, drawn, listen, pairsKey, store, subscribe } from "./store.js";
 import { toast } from "./toast.js";
 import * as tokenForm from "./token-form.js";
 import * as again from "./dialogs/again.js";
+import * as cameraView from "./dialogs/camera.js";
 import * as cardDialog from "./dialogs/card.js";
 import * as checks from "./dialogs/checks.js";
 import * as seats from "./dialogs/seats.js";
@@ -45,6 +47,7 @@ import * as settlements from "./panels/settlements.js";
 const PARTS = [
   header, alarms, lastNight, seating, pairNow, layout, paid, rules, pickers, between, call,
   controls, piles, settlements, caseKeeper, balances, chart, odds, packSummary, checks, cardDialog,
+  pictures,
 ];
 
 /** What a part of the page may do: enter, ask, pick, draw again. */
@@ -86,7 +89,7 @@ function redraw() {
   lastDrawn = table.version;
 }
 
-for (const part of [tokenForm, entries, pending, again, ...PARTS, seats, voidDialog]) {
+for (const part of [tokenForm, entries, pending, again, ...PARTS, seats, voidDialog, cameraView]) {
   if (part.wire) part.wire(actions);
 }
 subscribe(redraw);

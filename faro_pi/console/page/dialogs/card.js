@@ -1,7 +1,9 @@
 // Entering a card by hand, for one the reader missed: a rank, then a suit; cards out are greyed.
+// While a no-read from the camera stands, the card names its still: it settles that no-read.
 
 import { $, h, patch } from "../dom.js";
 import { RANKS, SUITS, SUIT_NAME, SUIT_SYMBOL, cardText } from "../cards.js";
+import { store } from "../store.js";
 
 let chosen = { rank: null, suit: null };
 
@@ -65,7 +67,10 @@ export function wire(actions) {
   const dialog = $("card-dialog");
   dialog.addEventListener("close", () => {
     if (dialog.returnValue === "enter" && chosen.rank && chosen.suit) {
-      actions.post({ type: "card", card: chosen.rank + chosen.suit });
+      // A card entered while the camera's no-read stands settles it: it names its still.
+      const noread = store.table && store.table.alarms.find((a) => a.kind === "noread" && a.picture);
+      const still = noread && !store.table.pack.complete ? { picture: noread.picture } : {};
+      actions.post({ type: "card", card: chosen.rank + chosen.suit, ...still });
     }
   });
 }

@@ -1,7 +1,7 @@
 // The cards out, in their piles: the soda, the losers, the winners, the hock.
 
 import { $, h, patch } from "../dom.js";
-import { miniCard } from "../cards.js";
+import { pictured } from "../pictures.js";
 
 export function render({ table }) {
   const pack = table.pack;
@@ -16,7 +16,7 @@ export function render({ table }) {
       "div",
       { class: "pile", key: name, dataset: { pile: name } },
       h("span", { class: "pile-name" }, name, extra ? h("small", {}, ` ${extra}`) : null),
-      h("div", { class: "fan" }, cards.length ? cards.map((c) => miniCard(c)) : h("span", { class: "none" }, "—")),
+      h("div", { class: "fan" }, cards.length ? cards.map((c) => pictured(pack.number, c)) : h("span", { class: "none" }, "—")),
     );
   patch(
     $("pile-list"),

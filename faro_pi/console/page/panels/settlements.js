@@ -1,15 +1,16 @@
 // Every pair settled tonight, the latest first, and what each hock's calls did.
 
 import { $, h, patch } from "../dom.js";
-import { colourOf, miniCard, move, signed, swatch } from "../cards.js";
+import { colourOf, move, signed, swatch } from "../cards.js";
+import { pictured } from "../pictures.js";
 
 function pairItem(table, pair) {
   return h(
     "li",
     { key: `${pair.pack}:${pair.turn}`, dataset: { pack: pair.pack, turn: pair.turn } },
     h("span", { class: "turn" }, `${pair.pack > 1 ? `P${pair.pack} ` : ""}T${pair.turn}`),
-    miniCard(pair.loser),
-    miniCard(pair.winner),
+    pictured(pair.pack, pair.loser),
+    pictured(pair.pack, pair.winner),
     pair.split ? h("span", { class: "badge split" }, "split") : null,
     h(
       "span",

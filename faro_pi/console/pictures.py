@@ -1,0 +1,135 @@
+"""The camera's stills on the lookout's page, and the camera's aiming view.
+
+``GET /api/pictures/HASH.jpg`` serves a still a row names (a card's, or a no-read's);
+``GET /api/pictures`` says which cards of the night have one, by pack and card, for the
+page's history; ``GET /api/camera/view.jpg`` asks the camera reader for its aiming view
+and serves the latest, with the light check's verdict in ``X-Light``. Each needs the
+console's token or session cookie, as a change does: the stills show the table's cards.
+The stills live in the pictures' folder (:mod:`faro_pi.pictures`); a name that is not a
+hash is refused before any file is looked at.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+
+from starlette.responses import Response
+from starlette.routing import Route
+
+from faro_pi.exc import JournalError
+from faro_pi.game.events import CardDrawn
+from faro_pi.pictures import KEEP, PICTURE, Folder
+
+log = logging.getLogger("faro_pi")
+
+SCAN = 20_000
+"""Journal rows looked back through at start for the night's stills: a long night's."""
+VIEW_FRESH = 3.0
+"""Seconds an aiming view is shown for: older, the camera has stopped writing it."""
+
+
+def night_pictures(daemon) -> dict[tuple[int, str], str]:
+    """Each card of the night (or of the last ``SCAN`` rows) that has a still, by pack and
+    code: the journal read back from its end, so that each pack's number is the table's
+    now less the new packs since."""
+    journal, pack, found = daemon.journal, daemon.table.pack.number, {}
+    try:
+        rows = list(journal.rows(after=max(0, journal.count() - SCAN)))
+    except JournalError as exc:
+        log.warning("console: the night's stills are not shown: %s", exc)
+        return found
+    for entry in reversed(rows):
+        event = entry.event
+        if entry.refused is not None:
+            continue
+        if event["type"] == "session":
+            break  # the history the page shows begins here
+        if event["type"] == "shuffle":
+            pack -= 1
+        elif event["type"] == "card" and isinstance(event.get("picture"), str):
+            found.setdefault((pack, str(event.get("card"))), event["picture"])
+    return found
+
+
+class Pictures:
+    """The routes of the stills and the aiming view, for one console."""
+
+    def __init__(self, daemon, authorized: Callable, answer: Callable):
+        self.folder: Folder = daemon.pictures or Folder(daemon.config.camera.pictures)
+        self.authorized, self.answer = authorized, answer
+        self.cards = night_pictures(daemon)
+        """(pack, card code) → still, for the night's cards that have one."""
+
+    def seen(self, table, event) -> None:
+        """Every applied event: a card with a still joins the night's."""
+        if isinstance(event, CardDrawn) and event.picture is not None:
+            self.cards[(table.pack.number, event.card.code)] = event.picture
+
+    def routes(self) -> list[Route]:
+        return [
+            Route("/api/pictures", self._index, methods=["GET"]),
+            Route("/api/pictures/{name}", self._picture, methods=["GET"]),
+            Route("/api/camera/view.jpg", self._view, methods=["GET"]),
+        ]
+
+    def _refused(self, request):
+        if self.authorized(request):
+            return None
+        return self.answer(
+            401,
+            {"error": "the camera's pictures need the console's token (or the page's login)"},
+            {"WWW-Authenticate": 'Bearer realm="faro-pi"'},
+        )
+
+    async def _index(self, request):
+        if (refusal := self._refused(request)) is not None:
+            return refusal
+        cards = [
+            {"pack": pack, "card": code, "picture": picture}
+            for (pack, code), picture in self.cards.items()
+        ]
+        return self.answer(200, {"cards": cards})
+
+    async def _picture(self, request):
+        if (refusal := self._refused(request)) is not None:
+            return refusal
+        name = request.path_params["name"]
+        if not name.endswith(".jpg") or not PICTURE.fullmatch(name[:-4]):
+            return self.answer(
+                404, {"error": "a picture is named by its SHA-256: 64 lowercase hex digits, .jpg"}
+            )
+        try:
+            data = self.folder.picture(name[:-4]).read_bytes()
+        except OSError:
+            return self.answer(
+                404, {"error": f"that picture is no longer kept (the newest {KEEP:,} are)"}
+            )
+        # named by its content: it never changes, but it stays in this browser only
+        headers = {"Cache-Control": "private, max-age=31536000, immutable"}
+        return Response(data, media_type="image/jpeg", headers=headers)
+
+    async def _view(self, request):
+        """Asks the camera for its aiming view (for the next few seconds), and serves the
+        latest it wrote."""
+        if (refusal := self._refused(request)) is not None:
+            return refusal
+        try:
+            self.folder.want_view()
+        except OSError as exc:
+            return self.answer(503, {"error": f"cannot ask the camera for its view: {exc}"})
+        view = self.folder.view(VIEW_FRESH)
+        if view is None:
+            return self.answer(
+                503,
+                {
+                    "error": "no view from the camera yet: it comes within a second or two "
+                    "while faro-pi camera run runs on this Pi"
+                },
+            )
+        jpeg, light = view
+        headers = {
+            "Cache-Control": "no-store",
+            "X-Light": light.encode("ascii", "replace").decode(),
+        }
+        return Response(jpeg, media_type="image/jpeg", headers=headers)
