@@ -13,7 +13,7 @@ kept by :mod:`faro_pi.console.token`, the JSON by
 :mod:`faro_pi.service.view` (written by :mod:`faro_pi.console.render`) and
 the schema by :mod:`faro_pi.console.openapi`; the names the console answers
 to are checked by :mod:`faro_pi.console.hosts`, and its connections are held
-in bounds by :mod:`faro_pi.console.guest`.
+in bounds by :mod:`faro_pi.console.door`.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from starlette.applications import Starlette
-from starlette.requests import ClientDisconnect
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import FileResponse, PlainTextResponse, RedirectResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
@@ -166,7 +166,7 @@ class Console:
     def start(self, listener: socket.socket) -> None:
         """Serves on ``listener`` (bound and listening already) from a task on this loop."""
         self.port = listener.getsockname()[1]
-        self.server = GuestServer(guest_config(self.app, PENDING))
+        self.server = GuestServer(guest_config(self.app, PENDING), lookout=self._lookout)
         self._serving = asyncio.create_task(self.server.serve([listener]), name="console")
         self._serving.add_done_callback(self._stopped)
 
@@ -343,6 +343,10 @@ class Console:
 
     def _json(self, status: int, body: Any, headers: dict[str, str] | None = None):
         return self.render.response(status, body, headers)
+
+    def _lookout(self, raw: list[tuple[bytes, bytes]]) -> bool:
+        """Whether a request's head is the lookout's, for the door (:mod:`.door`)."""
+        return self._authorized(Request({"type": "http", "headers": raw}))
 
     def _authorized(self, request) -> bool:
         """The token as ``Authorization: Bearer``, or the session cookie of a browser
