@@ -17,6 +17,7 @@ import * as tokenForm from "./token-form.js";
 import * as again from "./dialogs/again.js";
 import * as cardDialog from "./dialogs/card.js";
 import * as checks from "./dialogs/checks.js";
+import * as phones from "./dialogs/phones.js";
 import * as seats from "./dialogs/seats.js";
 import * as voidDialog from "./dialogs/void.js";
 import * as alarms from "./panels/alarms.js";
@@ -83,7 +84,7 @@ function redraw() {
   lastDrawn = table.version;
 }
 
-for (const part of [tokenForm, entries, again, ...PARTS, seats, voidDialog]) {
+for (const part of [tokenForm, entries, again, ...PARTS, seats, voidDialog, phones]) {
   if (part.wire) part.wire(actions);
 }
 subscribe(redraw);
