@@ -196,7 +196,7 @@ class Door(ServerState):
 class Connection(H11Protocol):
     """uvicorn's HTTP/1.1 connection, with a deadline for its request and a place at the door.
 
-    Only for a :class:`GuestServer`, whose state is the :class:`Door`.
+    Only for a :class:`~faro_pi.console.guest.GuestServer`, whose state is the :class:`Door`.
     """
 
     server_state: Door
