@@ -29,8 +29,9 @@ import zxingcpp
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from PIL import ImageChops
+from starlette.routing import Route
 
-from faro_pi.console import login
+from faro_pi.console import login, sessions
 from faro_pi.console.openapi import openapi
 from faro_pi.console.server import Console
 from faro_pi.console.stream import HEARTBEAT, beat
@@ -882,7 +883,7 @@ async def test_history_and_export_tell_the_whole_session(tmp_path):
             )
             await lookout.deal(*pack[49:])
             lookout.reader.card("KC")  # a reading the rules refuse, journaled as refused
-            # (the pack's integrity report raises an alarm of its own: wait for the refusal's)
+            # Its alarm, not the integrity report's (the pack is dealt in order: a straight).
             await until(lookout.daemon, lambda t: any(a.kind == "refused" for a in t.alarms))
             await lookout.enter({"type": "shuffle"})
             history = (await lookout.http.get("/api/history")).json()
@@ -996,10 +997,10 @@ def test_opening_the_token_link_logs_the_browser_in_with_a_cookie_of_its_own(tmp
             async with http.stream("GET", "/api/events", headers=jar) as stream:
                 await next_state(stream.aiter_lines())
                 assert [c.authorised for c in lookout.console.clients] == [True]
-            forged = {"Cookie": f"{login.COOKIE}=1700000000.{'0' * 32}"}
-            made_long_ago = login.Login(token, clock=lambda: time.time() - login.SESSION - 1)
-            stale = {"Cookie": f"{login.COOKIE}={made_long_ago.session()}"}
-            for jar in (forged, stale, {}):
+            forged = {"Cookie": f"{login.COOKIE}={'0' * 43}"}
+            another_tables = login.Login("another-table's-token").sessions.log_in(None)
+            stranger = {"Cookie": f"{login.COOKIE}={another_tables}"}
+            for jar in (forged, stranger, {}):
                 refused = await http.post("/api/events", json={"type": "void"}, headers=jar)
                 assert refused.status_code == 401, jar
             assert lookout.daemon.table.entries.value == "locked"
@@ -1074,6 +1075,156 @@ def test_holding_new_pack_shows_a_code_the_phone_scans_to_log_in(tmp_path):
             assert entered.status_code == 200  # logged in by the cookie alone
 
     asyncio.run(scenario())
+
+
+IPHONE = (
+    "Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, "
+    "like Gecko) Version/17.5 Mobile/15E148 Safari/604.1"
+)
+ANDROID = (
+    "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) "
+    "Chrome/126.0.0.0 Mobile Safari/537.36"
+)
+
+
+def jar(value: str) -> dict[str, str]:
+    """The headers of a request carrying the session cookie ``value``."""
+    return {"Cookie": f"{login.COOKIE}={value}"}
+
+
+def test_each_phone_is_named_by_what_it_is():
+    firefox = "Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:127.0) Gecko/20100101 Firefox/127.0"
+    assert sessions.device(IPHONE) == "iPhone · Safari"
+    assert sessions.device(ANDROID) == "Android · Chrome"
+    assert sessions.device(firefox) == "Windows · Firefox"
+    assert sessions.device("curl/8.5.0") == "curl/8.5.0"
+    assert sessions.device("\x00\x1b[31m") == "[31m"
+    assert sessions.device(None) == "unknown device"
+
+
+def test_a_phone_logs_itself_out_and_the_lookout_ends_another_from_the_list(tmp_path):
+    """Logging out ends the session on the daemon: the cookie, kept or copied, opens nothing
+    any more. The list says when each phone logged in, when it was last seen and what it is."""
+    console_config(tmp_path)
+
+    async def scenario():
+        async with console_table(tmp_path) as lookout:
+            http, console = lookout.http, lookout.console
+            host = http.base_url.netloc.decode()
+            page = {"Origin": f"http://{host}", "Sec-Fetch-Site": "same-origin"}
+            linked = await http.get(
+                "/", params={"token": console.token}, headers={"User-Agent": IPHONE}
+            )
+            iphone = set_cookie(linked)["value"]
+            path = console.pair().split(str(console.port), 1)[1]
+            android = set_cookie(await http.get(path, headers={"User-Agent": ANDROID}))["value"]
+            http.cookies.clear()
+            await lookout.enter({"type": "session", "seats": SEATS, "banker": "Cy"})
+            assert (await http.get("/api/phones")).status_code == 401
+            listed = await http.get("/api/phones", headers=jar(iphone))
+            assert listed.status_code == 200
+            validator(await document(http), "Phones").validate(listed.json())
+            phones = listed.json()["phones"]
+            assert [(p["device"], p["this"]) for p in phones] == [
+                ("iPhone · Safari", True),
+                ("Android · Chrome", False),
+            ]
+            assert all(p["since"] <= p["seen"] <= listed.json()["now"] for p in phones)
+            iphone_id, android_id = (p["id"] for p in phones)
+
+            out = await http.post("/api/logout", json={}, headers={**jar(iphone), **page})
+            assert out.status_code == 200 and out.json() == {"ended": iphone_id}
+            deleted = set_cookie(out)
+            assert deleted["name"] == login.COOKIE and deleted["max-age"] == "0"
+            lock = {"type": "lock"}
+            assert (
+                await http.post("/api/events", json=lock, headers=jar(iphone))
+            ).status_code == 401
+            assert (await http.get("/api/phones", headers=jar(iphone))).status_code == 401
+            again = await http.post("/api/logout", json={}, headers=jar(iphone))
+            assert again.status_code == 401
+
+            listed = (await http.get("/api/phones", headers=jar(android))).json()["phones"]
+            assert [p["id"] for p in listed] == [android_id]
+            gone = await http.post("/api/logout", json={"phone": iphone_id}, headers=jar(android))
+            assert gone.status_code == 404 and iphone_id in gone.json()["error"]
+            for body in (b'{"phone": 5}', b"[]", b"not json", b" " * 2000):
+                wrong = await http.post(
+                    "/api/logout",
+                    content=body,
+                    headers={**lookout.auth, "Content-Type": "application/json"},
+                )
+                assert wrong.status_code == 400, body
+            # The lookout, with the token, ends the Android's session by its id.
+            ended = await http.post("/api/logout", json={"phone": android_id}, headers=lookout.auth)
+            assert ended.status_code == 200 and ended.json() == {"ended": android_id}
+            assert "set-cookie" not in ended.headers  # the token holder's browser keeps its own
+            assert (
+                await http.post("/api/events", json=lock, headers=jar(android))
+            ).status_code == 401
+            assert (await http.get("/api/phones", headers=lookout.auth)).json()["phones"] == []
+            assert lookout.daemon.table.entries.value == "open"
+
+    asyncio.run(scenario())
+
+
+async def document(http: httpx.AsyncClient) -> dict:
+    return (await http.get("/openapi.json")).json()
+
+
+def test_phones_stay_logged_in_across_a_restart_and_a_new_token_logs_them_out(tmp_path, caplog):
+    """The sessions are kept beside the journal, as digests: a restart of the daemon keeps the
+    phones in, one made more than 16 hours ago is out, a new token logs every phone out, and a
+    file that cannot be read costs the phones their login, never the console."""
+    console_config(tmp_path)
+    kept = tmp_path / sessions.SESSIONS_FILE
+    lock = {"type": "lock"}
+
+    async def scenario():
+        async with console_table(tmp_path) as lookout:
+            linked = await lookout.http.get(
+                "/", params={"token": lookout.console.token}, headers={"User-Agent": IPHONE}
+            )
+            value = set_cookie(linked)["value"]
+            await lookout.enter({"type": "session", "seats": SEATS, "banker": "Cy"})
+            token = lookout.console.token
+        assert stat.S_IMODE(kept.stat().st_mode) == sessions.SESSIONS_MODE == 0o600
+        assert value not in kept.read_text()
+        long_ago = sessions.Sessions(token, kept, clock=lambda: time.time() - sessions.SESSION - 1)
+        stale = long_ago.log_in(ANDROID)
+
+        async with console_table(tmp_path) as lookout:
+            http = lookout.http
+            http.cookies.clear()
+            taken = await http.post("/api/events", json=lock, headers=jar(value))
+            assert taken.status_code == 200, taken.text
+            refused = await http.post("/api/events", json=lock, headers=jar(stale))
+            assert refused.status_code == 401
+            listed = (await http.get("/api/phones", headers=jar(value))).json()["phones"]
+            assert [p["device"] for p in listed] == ["iPhone · Safari"]
+
+        (tmp_path / TOKEN_FILE).unlink()
+        async with console_table(tmp_path) as lookout:
+            http = lookout.http
+            assert (await http.get("/api/phones", headers=jar(value))).status_code == 401
+            assert (await http.get("/api/phones", headers=lookout.auth)).json()["phones"] == []
+            again = await http.get("/", params={"token": lookout.console.token})
+            value = set_cookie(again)["value"]
+
+        kept.write_bytes(b"\xff not a list of phones")
+        async with console_table(tmp_path) as lookout:
+            http = lookout.http
+            http.cookies.clear()
+            assert (await http.get("/api/phones", headers=jar(value))).status_code == 401
+            again = await http.get("/", params={"token": lookout.console.token})
+            assert again.status_code == 303  # and the file is the daemon's again
+        assert json.loads(kept.read_text())["phones"]
+
+    with caplog.at_level(logging.INFO, logger="faro_pi"):
+        asyncio.run(scenario())
+    said = [r.getMessage() for r in caplog.records]
+    assert any("the token is new: every phone logs in again" in line for line in said)
+    assert any("is not the list of phones" in line and str(kept) in line for line in said)
 
 
 def test_a_port_in_use_costs_the_console_not_the_game(tmp_path, caplog):
@@ -1372,7 +1523,8 @@ def test_a_write_from_another_page_on_the_same_host_is_refused_though_it_carries
 ):
     """SameSite does not tell one port of a host from another: a page served on another
     port posted with the lookout's cookie and text/plain, and it was applied. A write
-    must come from the console's own page (Origin, Sec-Fetch-Site) and be JSON."""
+    must come from the console's own page (Origin, Sec-Fetch-Site) and be JSON: a change
+    to the table, and a logout too (or any page could log the phone out)."""
     console_config(tmp_path)
 
     async def scenario():
@@ -1392,10 +1544,29 @@ def test_a_write_from_another_page_on_the_same_host_is_refused_though_it_carries
                 {"Sec-Fetch-Site": "same-site", "Content-Type": "application/json"},
                 {"Origin": f"http://{host}", "Content-Type": "text/plain"},
             )
-            for headers in attempts:
-                refused = await http.post("/api/events", content=lock, headers={**jar, **headers})
-                assert refused.status_code in (403, 415), (headers, refused.text)
-                assert "error" in refused.json()
+            # Every write the console has, to the table or to the phones logged in, is one of
+            # the document's, and each is refused so.
+            writes = [
+                path for path, operations in openapi()["paths"].items() if "post" in operations
+            ]
+            assert set(writes) == {"/api/events", "/api/logout"}
+            starlette = lookout.console.app.app
+            assert {
+                route.path
+                for route in starlette.routes
+                if isinstance(route, Route) and route.methods - {"GET", "HEAD"}
+            } == set(writes)
+            for path in writes:
+                for headers in attempts:
+                    refused = await http.post(path, content=lock, headers={**jar, **headers})
+                    assert refused.status_code in (403, 415), (path, headers, refused.text)
+                    assert "error" in refused.json()
+            cross_port = {"Origin": f"http://{other}", "Content-Type": "text/plain"}
+            logout = await http.post("/api/logout", content=b"{}", headers={**jar, **cross_port})
+            assert logout.status_code == 403 and logout.json()["rule"] == "origin"
+            for path in ("/", "/P/ANYTHING", "/index.html", "/faro.js"):  # the page's own
+                answer = await http.post(path, content=lock, headers={**jar, **cross_port})
+                assert answer.status_code == 405, path
             assert lookout.daemon.table.entries.value != "locked"
             own = {"Origin": f"http://{host}", "Sec-Fetch-Site": "same-origin"}
             mine = {**jar, **own, "Content-Type": "application/json"}

@@ -33,6 +33,7 @@ import pytest
 from faro_pi import cli
 from faro_pi.config import parse_config
 from faro_pi.console import guest, stream
+from faro_pi.console.door import PER_ADDRESS
 from faro_pi.console.token import TOKEN_FILE
 from faro_pi.exc import ConfigError
 from faro_pi.game.cards import DECK
@@ -62,8 +63,8 @@ def body_of(answer: bytes) -> bytes:
     return answer.partition(b"\r\n\r\n")[2]
 
 
-def get(path: str, host: str = "127.0.0.1") -> bytes:
-    return f"GET {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n".encode()
+def get(path: str, host: str = "127.0.0.1", headers: str = "") -> bytes:
+    return f"GET {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n{headers}\r\n".encode()
 
 
 async def ask(port: int, request: bytes, timeout: float = 30.0, source: str | None = None) -> bytes:
@@ -335,9 +336,13 @@ async def test_a_request_that_never_ends_is_closed_and_a_whole_one_is_answered(t
             writer.close()
 
 
-async def test_a_full_console_shows_out_the_longest_idle_and_answers_503_when_all_are_busy(
+async def test_a_full_console_shows_out_the_longest_idle_and_keeps_a_quarter_for_the_lookout(
     tmp_path,
 ):
+    """A newcomer to a full console shows out the connection idle longest; requests without
+    the token or the cookie take three quarters of the places at most, so with those all
+    busy the lookout is still let in, and a newcomer is turned away (503) only when every
+    place is busy."""
     console_config(tmp_path)
 
     async with console_table(tmp_path) as lookout:
@@ -360,19 +365,33 @@ async def test_a_full_console_shows_out_the_longest_idle_and_answers_503_when_al
             writer.close()
         await until_true(lambda: not door.held)
 
-        streams = []  # eight phones following the table: every connection is busy
-        for _ in range(8):
-            streams.append(await asyncio.open_connection("127.0.0.1", port))
-            streams[-1][1].write(get("/api/events"))
-            await streams[-1][0].readuntil(b"\r\n\r\n")
+        # Six pages following the table without the token: the others' share of eight.
+        streams = []
+        for n in range(6):
+            streams.append(await open_stream(port, f"127.0.0.{2 + n}"))
+        turned_away = await ask(port, get("/api/events"), source="127.0.0.9")
+        assert status_of(turned_away) == 503
+        assert "full" in json.loads(body_of(turned_away))["error"]
+        token = f"Authorization: Bearer {lookout.console.token}\r\n"
+        assert status_of(await ask(port, get("/api/state", headers=token))) == 200
+        for _ in range(2):  # the lookout's own: now every connection is busy
+            streams.append(await open_stream(port, headers=token))
         full = await ask(port, get("/api/state"))
         assert status_of(full) == 503
         assert "full" in json.loads(body_of(full))["error"]
         streams.pop()[1].close()
         await until_true(lambda: len(door.held) < door.limit)
-        assert status_of(await ask(port, get("/api/state"))) == 200
+        assert status_of(await ask(port, get("/api/state", headers=token))) == 200
         for _, writer in streams:
             writer.close()
+
+
+async def open_stream(port: int, source: str = "127.0.0.1", headers: str = ""):
+    """A page following the table: its event stream, open once its answer's head is read."""
+    reader, writer = await asyncio.open_connection("127.0.0.1", port, local_addr=(source, 0))
+    writer.write(get("/api/events", headers=headers))
+    await reader.readuntil(b"\r\n\r\n")
+    return reader, writer
 
 
 def starving(record: logging.LogRecord) -> bool:
@@ -708,3 +727,118 @@ def test_the_cli_against_whatever_answers_on_the_consoles_port_says_so_in_one_li
     assert code == 2 or (status == 500 and code == 1), (code, err)
     assert "\n" not in err and "Traceback" not in err, err
     assert err.startswith("faro-pi: ")
+
+
+# -- requests whose body never comes ---------------------------------------------------
+
+BODY_HELD_BACK = b"GET /api/odds HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 1000000\r\n\r\n"
+"""A whole request head promising a megabyte of body, and not a byte of it."""
+
+
+async def hold_body_back(port: int, source: str):
+    """A client that sends :data:`BODY_HELD_BACK` and waits, and its first answer's head
+    (or b"" when shown out before any)."""
+    reader, writer = await asyncio.open_connection("127.0.0.1", port, local_addr=(source, 0))
+    writer.write(BODY_HELD_BACK)
+    return reader, writer
+
+
+async def heard(reader: asyncio.StreamReader) -> bytes:
+    """The first byte of the console's answer, or b"" if it closed the connection first."""
+    async with asyncio.timeout(30):  # a hang bound
+        return await reader.read(1)
+
+
+async def gone(reader: asyncio.StreamReader, within: float = 0.2) -> bool:
+    """Whether the console closes this connection within ``within`` seconds (what it sent
+    before is read and left)."""
+    try:
+        async with asyncio.timeout(within):
+            while await reader.read(65536):
+                pass
+            return True
+    except TimeoutError:
+        return False
+
+
+def post(token: str, event: dict) -> bytes:
+    body = json.dumps(event).encode()
+    return (
+        "POST /api/events HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
+        f"Authorization: Bearer {token}\r\nContent-Type: application/json\r\n"
+        f"Content-Length: {len(body)}\r\n\r\n"
+    ).encode() + body
+
+
+def test_requests_whose_body_never_comes_leave_room_for_the_lookouts_posts(tmp_path):
+    """260 clients from the loopback each send ``GET /api/odds`` with ``Content-Length:
+    1000000`` and no body, and hold on: they used to fill the console (every place busy, none
+    idle), and most of the lookout's posts were answered 503. Anonymous requests now take at
+    most three quarters of the places, a body-less one is shown out first, and every post with
+    the token is taken."""
+    console_config(tmp_path)
+
+    async def scenario():
+        async with console_table(tmp_path) as lookout:
+            port, token = lookout.console.port, lookout.console.token
+            # Thirteen from each of twenty addresses: under the cap on one address.
+            attackers = [await hold_body_back(port, f"127.0.0.{2 + n % 20}") for n in range(260)]
+            await asyncio.gather(*(heard(reader) for reader, _ in attackers))
+            events = [{"type": "session", "seats": SEATS, "banker": "Cy"}]
+            events += [{"type": "bet", "player": "Ann", "rank": "9", "weight": 2}] * 60
+            statuses = [status_of(await ask(port, post(token, event))) for event in events]
+            assert statuses == [200] * 61
+            assert lookout.daemon.journal.count() == 61
+            door = lookout.console.server.server_state
+            assert len(door.held) <= door.limit
+            for _, writer in attackers:
+                writer.close()
+
+    asyncio.run(scenario())
+
+
+def test_one_address_holds_sixteen_connections_without_the_token_and_the_lookout_has_room(
+    tmp_path,
+):
+    """Forty body-less requests from one address: the console holds the sixteen newest,
+    showing out the oldest, while another address and the lookout on the same address are
+    answered; when an address's sixteen are all busy, its next request is answered 429 and
+    the lookout's, from the same address, is still taken."""
+    console_config(tmp_path)
+
+    async def scenario():
+        async with console_table(tmp_path) as lookout:
+            port, token = lookout.console.port, lookout.console.token
+            door = lookout.console.server.server_state
+            assert door.per_address == PER_ADDRESS == 16
+            held = [await hold_body_back(port, "127.0.0.7") for _ in range(40)]
+            await asyncio.gather(*(heard(reader) for reader, _ in held))
+            assert {c for c in door.held if c.client[0] == "127.0.0.7"} == {
+                door.peers[writer.get_extra_info("sockname")] for _, writer in held[24:]
+            }
+            shown_out = await asyncio.gather(*(gone(reader, 30) for reader, _ in held[:24]))
+            assert shown_out == [True] * 24
+            assert status_of(await ask(port, get("/api/state"), source="127.0.0.8")) == 200
+            seat = {"type": "session", "seats": SEATS, "banker": "Cy"}
+            taken = await ask(port, post(token, seat), source="127.0.0.7")
+            assert status_of(taken) == 200
+            assert status_of(await ask(port, get("/api/state"), source="127.0.0.7")) == 200
+            for _, writer in held:
+                writer.close()
+
+            # Every place of an address busy: four pages following the table, of four.
+            door.per_address = 4
+            streams = [await open_stream(port, "127.0.0.9") for _ in range(4)]
+            refused = await ask(port, get("/api/state"), source="127.0.0.9")
+            assert status_of(refused) == 429
+            assert "from 127.0.0.9" in json.loads(body_of(refused))["error"]
+            bearer = f"Authorization: Bearer {token}\r\n"
+            mine = await ask(port, get("/api/state", headers=bearer), source="127.0.0.9")
+            assert status_of(mine) == 200
+            assert (
+                status_of(await ask(port, post(token, {"type": "lock"}), source="127.0.0.9")) == 200
+            )
+            for _, writer in streams:
+                writer.close()
+
+    asyncio.run(scenario())

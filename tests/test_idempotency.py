@@ -93,7 +93,7 @@ async def test_one_session_s_keys_are_not_another_s(tmp_path):
 
     async with console_table(tmp_path) as lookout:
         await seated(lookout)
-        cookie = lookout.console.login.session()
+        cookie = lookout.console.login.sessions.log_in("test")
         phone = {HEADER: "same", "Cookie": f"faro-pi={cookie}"}
         shell = {**lookout.auth, HEADER: "same"}
         assert (await lookout.http.post("/api/events", json=BET, headers=phone)).status_code == 200

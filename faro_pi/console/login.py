@@ -1,4 +1,4 @@
-"""Logging a phone in: the console's session cookie, and the pairing links the OLED shows.
+"""Logging a phone in: the session cookie, and the pairing links the OLED shows.
 
 The lookout's phone should not have to hold, nor type, the console's
 43-character token. Opening ``/?token=TOKEN`` once, or scanning the pairing
@@ -8,28 +8,28 @@ of the page carries it, the event stream's too (an ``EventSource`` sends a
 cookie, never a header).
 
 The cookie is HttpOnly (no script reads it), SameSite=Strict (no other
-site's page can post with it) and lives :data:`SESSION` seconds: a night at
-the table, from its start to the small hours, and no longer, so a phone left
-behind or a lookout of last week cannot change tonight's table. It is the
-time it was made, sealed with a key drawn from the token, so it outlives a
-restart of the daemon, and making a new token (deleting the token file)
-logs every phone out.
+site's page can post with it) and lives :data:`~faro_pi.console.sessions.SESSION`
+seconds: a night at the table, from its start to the small hours, and no
+longer, so a phone left behind or a lookout of last week cannot change
+tonight's table. It names a session the daemon keeps
+(:mod:`faro_pi.console.sessions`), which ``POST /api/logout`` ends
+(:mod:`faro_pi.console.phones`), and making a new token (deleting the token
+file) logs every phone out.
 """
 
 from __future__ import annotations
 
-import hashlib
 import hmac
 import secrets
 import socket
 import time
 from collections.abc import Callable
 
+from faro_pi.console.sessions import SESSION, Session, Sessions
+from faro_pi.console.token import TOKEN_FILE
+
 COOKIE = "faro-pi"
 """The session cookie's name."""
-
-SESSION = 16 * 3600
-"""Seconds a phone stays logged in (the cookie's Max-Age): the longest night, not the next."""
 
 PAIRING = 120.0
 """Seconds a pairing link shown on the OLED can be used (once)."""
@@ -41,20 +41,26 @@ other characters once in capitals, so the whole link fits a code the OLED draws 
 CODE_LENGTH = 12
 """Letters of a pairing code: 62 bits, for a link that lives two minutes and is used once."""
 
+UNAUTHORISED = {
+    "error": "a change needs the console's token: send 'Authorization: Bearer <token>' "
+    f"(the token is in {TOKEN_FILE} beside the journal)"
+}
+"""The body of a 401, with :data:`CHALLENGE` as its header."""
+CHALLENGE = {"WWW-Authenticate": 'Bearer realm="faro-pi"'}
+
 
 class Login:
-    """The console's sessions and its one pairing code, keyed by the console's token."""
+    """The console's token, the phones' sessions and its one pairing code."""
 
     def __init__(
         self,
         token: str,
+        sessions: Sessions | None = None,
         *,
-        clock: Callable[[], float] = time.time,
         monotonic: Callable[[], float] = time.monotonic,
     ):
         self._token = token.encode()
-        self._key = hmac.digest(self._token, b"faro-pi session", hashlib.sha256)
-        self._clock = clock
+        self.sessions = sessions if sessions is not None else Sessions(token, None)
         self._monotonic = monotonic
         self._code: str | None = None
         self._code_until = 0.0
@@ -66,26 +72,33 @@ class Login:
     def is_token(self, given: str) -> bool:
         return hmac.compare_digest(given.strip().encode(), self._token)
 
-    def session(self) -> str:
-        """A new session cookie's value: when it was made, and its seal."""
-        made = str(int(self._clock()))
-        return f"{made}.{self._seal(made)}"
+    def lookout(self, headers) -> bool:
+        """Whether a request with ``headers`` is the lookout's: the token as ``Authorization:
+        Bearer``, or the session cookie of a phone logged in (seen now)."""
+        scheme, _, given = headers.get("authorization", "").partition(" ")
+        if scheme.lower() == "bearer":
+            return self.is_token(given)
+        return self.session(headers) is not None
 
-    def in_session(self, value: str | None) -> bool:
-        """Whether ``value`` is a session cookie of this token, made in the last :data:`SESSION`."""
-        made, _, seal = (value or "").partition(".")
-        if not made.isdigit() or not hmac.compare_digest(seal.encode(), self._seal(made).encode()):
-            return False
-        return self._clock() - int(made) < SESSION
+    def session(self, headers) -> Session | None:
+        """The live session whose cookie a request with ``headers`` carries (seen now)."""
+        for pair in headers.get("cookie", "").split(";"):
+            name, _, value = pair.strip().partition("=")
+            if name == COOKIE:
+                return self.sessions.find(value.strip('"'))
+        return None
 
-    def _seal(self, made: str) -> str:
-        return hmac.digest(self._key, made.encode(), hashlib.sha256).hex()[:32]
-
-    def cookie(self, response) -> None:
-        """Sets a new session cookie on a Starlette ``response``."""
+    def cookie(self, response, user_agent: str | None) -> None:
+        """Sets a new session's cookie on a Starlette ``response``, for the phone that sent
+        ``user_agent``."""
+        value = self.sessions.log_in(user_agent)
         response.set_cookie(
-            COOKIE, self.session(), max_age=SESSION, path="/", httponly=True, samesite="strict"
+            COOKIE, value, max_age=SESSION, path="/", httponly=True, samesite="strict"
         )
+
+    def forget(self, response) -> None:
+        """Deletes the session cookie in the browser that gets ``response``."""
+        response.delete_cookie(COOKIE, path="/", httponly=True, samesite="strict")
 
     # -- pairing ---------------------------------------------------------------
 

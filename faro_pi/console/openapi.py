@@ -2,12 +2,15 @@
 
 The events' part is msgspec's schema of the declarations in
 :mod:`faro_pi.game.events` (:func:`faro_pi.game.codec.schemas`); the rest
-describes the JSON of :mod:`faro_pi.service.view`.
+describes the JSON of :mod:`faro_pi.service.view`, and the routes of logging a
+phone in and out describe themselves in :mod:`faro_pi.console.phones`.
 """
 
 from __future__ import annotations
 
 from faro_pi.console import idempotency, token
+from faro_pi.console.phones import PATHS as LOGIN_PATHS
+from faro_pi.console.phones import SCHEMAS as LOGIN_SCHEMAS
 from faro_pi.game.cards import COLOURS
 from faro_pi.game.codec import EVENTS, schemas
 from faro_pi.game.fields import ALARM_KINDS
@@ -153,27 +156,10 @@ _STATE = _object(
             "command line checks it is the one its config names. Always in the console's "
             "states.",
         },
-    },
-    (
-        "version",
-        "profile",
-        "pack",
-        "case",
-        "pair",
-        "last_pair",
-        "entries",
-        "can_lock",
-        "predictions",
-        "calls",
-        "call_results",
-        "seats",
-        "banker",
-        "balances",
-        "leaders",
-        "last_night",
-        "alarms",
-    ),
+    }
 )
+_STATE["required"] = [name for name in _STATE["properties"] if name != "journal"]
+"""Every field, but the journal's: only the console's states carry it."""
 
 _HISTORY = _object(
     {
@@ -385,6 +371,7 @@ def openapi() -> dict:
                     },
                 }
             },
+            **LOGIN_PATHS,
         },
         "components": {
             "securitySchemes": {
@@ -415,6 +402,7 @@ def openapi() -> dict:
                 "Odds": _ODDS,
                 "Refusal": _REFUSAL,
                 "Error": _ERROR,
+                **LOGIN_SCHEMAS,
             },
         },
     }

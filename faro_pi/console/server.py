@@ -13,7 +13,8 @@ kept by :mod:`faro_pi.console.token`, the JSON by
 :mod:`faro_pi.service.view` (written by :mod:`faro_pi.console.render`) and
 the schema by :mod:`faro_pi.console.openapi`; the names the console answers
 to are checked by :mod:`faro_pi.console.hosts`, and its connections are held
-in bounds by :mod:`faro_pi.console.guest`.
+in bounds by :mod:`faro_pi.console.door`. Logging a phone in and out, and the
+list of phones logged in, are :mod:`faro_pi.console.phones`'s routes.
 """
 
 from __future__ import annotations
@@ -27,8 +28,9 @@ from pathlib import Path
 from typing import Any
 
 from starlette.applications import Starlette
+from starlette.datastructures import Headers
 from starlette.requests import ClientDisconnect
-from starlette.responses import FileResponse, PlainTextResponse, RedirectResponse, Response
+from starlette.responses import Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
@@ -37,14 +39,16 @@ from faro_pi.console.client import JOURNAL_HEADER
 from faro_pi.console.guest import GuestServer, guest_config
 from faro_pi.console.hosts import HostCheck, allowed_names
 from faro_pi.console.idempotency import Answers
-from faro_pi.console.login import COOKIE, Login
+from faro_pi.console.login import CHALLENGE, UNAUTHORISED, Login
 from faro_pi.console.login import link as login_link
 from faro_pi.console.openapi import openapi
 from faro_pi.console.origin import cross_site
+from faro_pi.console.phones import Phones
 from faro_pi.console.pictures import Pictures
 from faro_pi.console.render import Render
+from faro_pi.console.sessions import SESSIONS_FILE, Sessions
 from faro_pi.console.stream import HEARTBEAT, Client, EventStream, room
-from faro_pi.console.token import TOKEN_FILE, console_token, token_path
+from faro_pi.console.token import console_token, token_path
 from faro_pi.exc import JournalError, Refused
 from faro_pi.game.codec import event_from_json, event_to_json
 from faro_pi.game.events import Alarm, Clear
@@ -91,7 +95,9 @@ async def open_console(daemon, config: Config) -> Console | None:
     if daemon.has_alarm("console"):
         with contextlib.suppress(JournalError):
             daemon.submit(Clear("console"))  # served again
-    console = Console(daemon, token, names=allowed_names(settings), host=settings.host)
+    names = allowed_names(settings)
+    sessions = path.with_name(SESSIONS_FILE)
+    console = Console(daemon, token, names=names, host=settings.host, sessions=sessions)
     console.start(listener)
     where = "set in the configuration" if settings.token else f"in {path}"
     log.info("console: http://%s:%d/ (token %s)", settings.host, console.port, where)
@@ -143,10 +149,12 @@ class Console:
         names: frozenset[str],
         heartbeat: float = HEARTBEAT,
         host: str = "127.0.0.1",
+        sessions: Path | None = None,
     ):
         self.daemon = daemon
         self.token = token
-        self.login = Login(token)
+        self.login = Login(token, Sessions(token, sessions))
+        """The token, the phones' sessions (kept at ``sessions``, or in memory), pairing."""
         self.host = host
         self.heartbeat = heartbeat
         self.version = daemon.journal.count()
@@ -170,7 +178,7 @@ class Console:
     def start(self, listener: socket.socket) -> None:
         """Serves on ``listener`` (bound and listening already) from a task on this loop."""
         self.port = listener.getsockname()[1]
-        self.server = GuestServer(guest_config(self.app, PENDING))
+        self.server = GuestServer(guest_config(self.app, PENDING), lookout=self._lookout)
         self._serving = asyncio.create_task(self.server.serve([listener]), name="console")
         self._serving.add_done_callback(self._stopped)
 
@@ -183,6 +191,7 @@ class Console:
         self.closing = True
         for client in list(self.clients):
             client.offer(None)
+        self.login.sessions.close()
         if self.server is None:
             return
         self.server.stop()
@@ -209,8 +218,7 @@ class Console:
     def _app(self):
         app = Starlette(
             routes=[
-                Route("/", self._home, methods=["GET"]),
-                Route("/P/{code}", self._paired, methods=["GET"]),
+                *Phones(self.login, PAGE / "index.html", self._refused, self._json).routes(),
                 Route("/openapi.json", self._openapi, methods=["GET"]),
                 Route("/api/state", self._state, methods=["GET"]),
                 Route("/api/history", self._history, methods=["GET"]),
@@ -224,35 +232,6 @@ class Console:
             ]
         )
         return HostCheck(app, self.names)
-
-    async def _home(self, request):
-        """The page; with ``?token=``, a session cookie for this browser, and on to ``/``
-        without the token in the address (nor in the history)."""
-        given = request.query_params.get("token")
-        if given is None:
-            return FileResponse(PAGE / "index.html", headers={"Cache-Control": "no-store"})
-        if not self.login.is_token(given):
-            return _page_text(401, "That link's token is not this table's. " + _HOW_TO_PAIR)
-        return self._logged_in()
-
-    async def _paired(self, request):
-        """A pairing link from the OLED: once, within its time, the same cookie."""
-        if not self.login.redeem(request.path_params["code"]):
-            peer = request.scope.get("client")
-            log.warning(
-                "console: a pairing link that is not the live one (used, out of time, or a "
-                "guess) from %s",
-                peer[0] if peer else "an unknown address",
-            )
-            return _page_text(
-                403, "That pairing link has been used or is out of time. " + _HOW_TO_PAIR
-            )
-        return self._logged_in()
-
-    def _logged_in(self):
-        answer = RedirectResponse("/", 303, headers={"Cache-Control": "no-store"})
-        self.login.cookie(answer)
-        return answer
 
     async def _openapi(self, request):
         return self._json(200, openapi())
@@ -334,14 +313,7 @@ class Console:
                 },
             )
         if not self._authorized(request):
-            return self._json(
-                401,
-                {
-                    "error": "a change needs the console's token: send 'Authorization: Bearer "
-                    f"<token>' (the token is in {TOKEN_FILE} beside the journal)"
-                },
-                headers={"WWW-Authenticate": 'Bearer realm="faro-pi"'},
-            )
+            return self._json(401, UNAUTHORISED, CHALLENGE)
         if (foreign := cross_site(request.headers)) is not None:
             return self._json(403, {"rule": "origin", "error": foreign})
         kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
@@ -354,13 +326,13 @@ class Console:
     def _json(self, status: int, body: Any, headers: dict[str, str] | None = None):
         return self.render.response(status, body, headers)
 
+    def _lookout(self, raw: list[tuple[bytes, bytes]]) -> bool:
+        """Whether a request's head is the lookout's, for the door (:mod:`.door`)."""
+        return self.login.lookout(Headers(raw=raw))
+
     def _authorized(self, request) -> bool:
-        """The token as ``Authorization: Bearer``, or the session cookie of a browser
-        logged in (:mod:`faro_pi.console.login`)."""
-        scheme, _, given = request.headers.get("authorization", "").partition(" ")
-        if scheme.lower() == "bearer":
-            return self.login.is_token(given)
-        return self.login.in_session(request.cookies.get(COOKIE))
+        """The token, or the session cookie of a phone logged in (:mod:`.login`)."""
+        return self.login.lookout(request.headers)
 
     async def _stream(self, request):
         if self.closing:
@@ -378,16 +350,6 @@ class Console:
     def _now(self) -> bytes:
         """The message of the table as it stands, a stream's first."""
         return self.render.message(self._state_of(self.daemon.table))
-
-
-_HOW_TO_PAIR = (
-    "Hold the shoe's new-pack button for 3 seconds and scan the code the table's screen "
-    "shows, or open the page and enter the console's token."
-)
-
-
-def _page_text(status: int, text: str):
-    return PlainTextResponse(text + "\n", status, headers={"Cache-Control": "no-store"})
 
 
 class _TooLarge(Exception):

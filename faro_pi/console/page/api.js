@@ -5,6 +5,7 @@ const TOKEN_KEY = "faro-pi.token";
 
 export const token = () => localStorage.getItem(TOKEN_KEY);
 export const keepToken = (value) => localStorage.setItem(TOKEN_KEY, value);
+export const forgetToken = () => localStorage.removeItem(TOKEN_KEY);
 
 const send = (body, more = {}, signal = undefined) => {
   const headers = { "Content-Type": "application/json", ...more };

@@ -21,6 +21,7 @@ import * as again from "./dialogs/again.js";
 import * as cameraView from "./dialogs/camera.js";
 import * as cardDialog from "./dialogs/card.js";
 import * as checks from "./dialogs/checks.js";
+import * as phones from "./dialogs/phones.js";
 import * as seats from "./dialogs/seats.js";
 import * as voidDialog from "./dialogs/void.js";
 import * as alarms from "./panels/alarms.js";
@@ -89,7 +90,7 @@ function redraw() {
   lastDrawn = table.version;
 }
 
-for (const part of [tokenForm, entries, pending, again, ...PARTS, seats, voidDialog, cameraView]) {
+for (const part of [tokenForm, entries, pending, again, ...PARTS, seats, voidDialog, cameraView, phones]) {
   if (part.wire) part.wire(actions);
 }
 subscribe(redraw);

@@ -30,11 +30,14 @@ function order(o, picks, actions) {
       class: "order",
       dataset: { order: named.join(" ") },
       "aria-label": `${player} calls ${named.join(", ")} for ${weight}; chance ${o.fraction}`,
-      onclick: () =>
+      onclick: (e) => {
+        // A choice goes when calls close: left focused, Chrome scrolls the page as it goes.
+        e.currentTarget.blur();
         actions.tapped(
           { type: "call", player, weight, ...(o.order ? { order: o.order } : { colours: o.colours }) },
           "call-note",
-        ),
+        );
+      },
     },
     h("span", { class: "named" }, named.join(" · ")),
     h("span", { class: "chance" }, formatChance(picks.percent, o.chance, o.fraction)),
