@@ -8,7 +8,11 @@ when the table is gone, and phones logged out from the page.
 
 from __future__ import annotations
 
+import io
+
 import httpx
+import zxingcpp
+from PIL import Image
 from playwright.async_api import expect
 
 from faro_pi.console import login
@@ -869,5 +873,35 @@ def test_the_lookout_ends_another_phones_session_from_the_list(tmp_path):
             await table.pick("Ann", 4)
             await table.spot("9").locator(".card").tap()
             await expect(table.chips("9", "Ann")).to_have_count(1)
+
+    run(scenario)
+
+
+def test_a_logged_in_phone_shows_a_pairing_code_that_logs_another_in_once(tmp_path):
+    """What the OLED shows while new pack is held, on a page already logged in: in the
+    simulator, which has no screen, the only way to pair a second phone by scanning."""
+
+    async def scenario():
+        async with table_with_page(tmp_path, token=None) as table:
+            page = table.page
+            await log_in_by_link(table)
+            await page.tap("#phones-button")
+            await page.tap("#pair-button")
+            code = page.locator("#pair-image")
+            await expect(code).to_be_visible()
+            assert await code.evaluate("(image) => image.decode().then(() => image.naturalWidth)")
+            await expect(page.locator("#pair-says")).to_contain_text("good once")
+            shot = Image.open(io.BytesIO(await code.screenshot())).convert("L")
+            [found] = zxingcpp.read_barcodes(shot)  # as the other phone's camera reads it
+            assert found.text == await page.locator("#pair-link").text_content()
+            path = "/" + found.text.split("/", 3)[3]
+            async with httpx.AsyncClient(base_url=table.base, timeout=30) as other:
+                first = await other.get(path, headers={"User-Agent": IPHONE})
+                assert first.status_code == 303 and login.COOKIE in first.cookies
+                assert (await other.get(path)).status_code == 403  # good once
+            await page.tap("#phones-close")
+            await page.tap("#phones-button")
+            await expect(page.locator("#phones-list li")).to_have_count(2)
+            await expect(page.locator("#pair-code")).to_be_hidden()
 
     run(scenario)

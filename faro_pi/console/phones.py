@@ -1,7 +1,9 @@
 """Logging a phone in and out over HTTP, and the list of the phones logged in.
 
 ``GET /?token=TOKEN`` and the OLED's pairing link ``GET /P/CODE`` log a phone
-in (:mod:`faro_pi.console.login`); ``POST /api/logout`` ends this phone's
+in (:mod:`faro_pi.console.login`); ``POST /api/pair`` makes that link for a phone already
+logged in to show another (the same one-use code the OLED shows; a simulated table has no
+screen to show it on); ``POST /api/logout`` ends this phone's
 session, or with ``{"phone": ID}`` another's, on the daemon
 (:mod:`faro_pi.console.sessions`); ``GET /api/phones`` lists them for the
 lookout, who ends them one by one from the page. The routes describe
@@ -16,11 +18,12 @@ import logging
 from collections.abc import Callable
 from pathlib import Path
 
+import segno
 from starlette.requests import ClientDisconnect
 from starlette.responses import FileResponse, PlainTextResponse, RedirectResponse
 from starlette.routing import Route
 
-from faro_pi.console.login import CHALLENGE, UNAUTHORISED, Login
+from faro_pi.console.login import CHALLENGE, PAIRING, UNAUTHORISED, Login
 
 log = logging.getLogger("faro_pi")
 
@@ -41,8 +44,16 @@ class Phones:
     body, headers)`` its JSON.
     """
 
-    def __init__(self, login: Login, page: Path, refused: Callable, answer: Callable):
+    def __init__(
+        self,
+        login: Login,
+        page: Path,
+        refused: Callable,
+        answer: Callable,
+        pair: Callable[[], str],
+    ):
         self.login = login
+        self.pair = pair
         self.page = page
         self.refused = refused
         self.answer = answer
@@ -51,6 +62,7 @@ class Phones:
         return [
             Route("/", self._home, methods=["GET"]),
             Route("/P/{code}", self._paired, methods=["GET"]),
+            Route("/api/pair", self._pair, methods=["POST"]),
             Route("/api/logout", self._logout, methods=["POST"]),
             Route("/api/phones", self._phones, methods=["GET"]),
         ]
@@ -83,6 +95,17 @@ class Phones:
         answer = RedirectResponse("/", 303, headers={"Cache-Control": "no-store"})
         self.login.cookie(answer, request.headers.get("user-agent"))
         return answer
+
+    async def _pair(self, request):
+        """A new pairing link and its QR code, for another phone to scan from this one's
+        screen: good once, for :data:`~faro_pi.console.login.PAIRING` seconds (any earlier
+        one, the OLED's too, is void)."""
+        if (refusal := self.refused(request)) is not None:
+            return refusal
+        link = self.pair()
+        qr = segno.make(link, error="m").svg_data_uri(scale=6, border=4, dark="#000", light="#fff")
+        log.info("console: a pairing code shown on a logged-in page, good once")
+        return self.answer(200, {"link": link, "seconds": PAIRING, "qr": qr})
 
     async def _logout(self, request):
         """Ends this phone's session (its cookie's), or with ``{"phone": ID}`` another's."""
@@ -155,6 +178,34 @@ def _answer(description: str, schema: dict) -> dict:
 
 
 PATHS = {
+    "/api/pair": {
+        "post": {
+            "operationId": "pair",
+            "summary": "A pairing link and its QR code, to log another phone in from this one",
+            "description": "The same one-use code the OLED shows while new pack is held: good "
+            "once, for two minutes; any earlier code is void. Needs the token or a session "
+            "cookie, from the console's own page, as JSON (an empty body).",
+            "security": [{"token": []}],
+            "responses": {
+                "200": _answer(
+                    "The link, how many seconds it is good for, and its QR code (an SVG as a "
+                    "data: URI, for an image's src)",
+                    {
+                        "type": "object",
+                        "properties": {
+                            "link": {"type": "string"},
+                            "seconds": {"type": "number"},
+                            "qr": {"type": "string"},
+                        },
+                        "required": ["link", "seconds", "qr"],
+                    },
+                ),
+                "401": _answer("No token, and no live session cookie", _ERROR),
+                "403": _answer("From another page than the console's own", _ERROR),
+                "415": _answer("Not sent as application/json", _ERROR),
+            },
+        }
+    },
     "/api/logout": {
         "post": {
             "operationId": "logout",

@@ -218,7 +218,9 @@ class Console:
     def _app(self):
         app = Starlette(
             routes=[
-                *Phones(self.login, PAGE / "index.html", self._refused, self._json).routes(),
+                *Phones(
+                    self.login, PAGE / "index.html", self._refused, self._json, self.pair
+                ).routes(),
                 Route("/openapi.json", self._openapi, methods=["GET"]),
                 Route("/api/state", self._state, methods=["GET"]),
                 Route("/api/history", self._history, methods=["GET"]),

@@ -1,5 +1,6 @@
-// The phones logged in (GET /api/phones), and logging out (POST /api/logout): this phone, or
-// another from the list. The daemon ends the session, so the cookie opens nothing any more;
+// The phones logged in (GET /api/phones), pairing another (POST /api/pair: the OLED's one-use
+// code, shown here for the other phone to scan), and logging out (POST /api/logout): this
+// phone, or another from the list. The daemon ends the session, so the cookie opens nothing any more;
 // a token typed into this page is forgotten too.
 
 import { $, h, patch } from "../dom.js";
@@ -54,6 +55,7 @@ async function show(actions) {
   }
   const loggedIn = answer.ok;
   $("logout").hidden = !loggedIn;
+  $("pair-button").hidden = !loggedIn;
   if (!loggedIn) {
     $("phones-this").textContent =
       "This phone is not logged in: it follows the table, and changes need the table's code or the token.";
@@ -71,6 +73,45 @@ async function show(actions) {
       ? phones.map((phone) => row(phone, now, actions))
       : h("li", { class: "none" }, "No phone is logged in by the table's code or a token link."),
   );
+}
+
+let pairTimer = null;
+
+function unpair() {
+  clearInterval(pairTimer);
+  pairTimer = null;
+  $("pair-code").hidden = true;
+  $("pair-image").removeAttribute("src");
+}
+
+/** Shows a new pairing code for another phone, and how long it stays good; it goes when
+ * its time is out (the table voids it then, and once it is used). */
+async function pair(actions) {
+  let answer;
+  try {
+    answer = await fetch("/api/pair", { method: "POST", headers: headers(), body: "{}" });
+  } catch (err) {
+    actions.toast("The table cannot be reached: no code was made.");
+    return;
+  }
+  if (!answer.ok) {
+    actions.toast((await answer.json().catch(() => ({}))).error || `refused (${answer.status})`);
+    return;
+  }
+  const { link, seconds, qr } = await answer.json();
+  unpair();
+  $("pair-image").src = qr;
+  $("pair-link").textContent = link;
+  $("pair-link").href = link;
+  $("pair-code").hidden = false;
+  const until = Date.now() + seconds * 1000;
+  const tick = () => {
+    const left = Math.round((until - Date.now()) / 1000);
+    if (left <= 0) return unpair();
+    $("pair-says").textContent = `Scan it with the other phone: good once, for ${left} s more.`;
+  };
+  tick();
+  pairTimer = setInterval(tick, 1000);
 }
 
 async function end(phone, actions) {
@@ -104,6 +145,8 @@ export function wire(actions) {
     show(actions);
   });
   $("logout").addEventListener("click", () => logOutThisPhone(actions));
+  $("pair-button").addEventListener("click", () => pair(actions));
+  $("phones-dialog").addEventListener("close", unpair);
   // The token's form lies over the page: the dialog goes first.
   $("token-button").addEventListener("click", () => $("phones-dialog").close());
 }
