@@ -102,6 +102,15 @@ async def on_the_phone(executable: str, link: str) -> None:
             await page.locator("#picture-dialog button[value=close]").tap()
             soda = page.locator('.pile[data-pile="soda"] button.pictured[data-card="9S"]')
             await expect(soda).to_be_visible()
+
+            # The camera's view, to aim it: the simulator's box, with the light's verdict.
+            await page.locator("#camera-view").tap()
+            await expect(page.locator("#camera-image")).to_be_visible(timeout=TIMEOUT)
+            await page.wait_for_function(
+                "() => document.querySelector('#camera-image').naturalWidth > 0",
+                timeout=TIMEOUT,
+            )
+            await expect(page.locator("#camera-light")).to_contain_text("Light: ")
             assert errors == []
         finally:
             await browser.close()

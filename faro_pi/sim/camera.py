@@ -6,12 +6,15 @@ Each card of the scenario is laid on top in the virtual box
 decide goes over the virtual reader's serial line, in fsp1, to the daemon: the path a
 card takes from a real camera, less the glass. The still of each card or no-read goes
 before its frame into the pictures' folder (:class:`faro_pi.camera.pictures.Stills`), as
-the live reader's does. What it read is tallied against what was laid, for the summary.
+the live reader's does, and so does the aiming view while the page asks for it: between
+cards too (:meth:`CameraShoe.aim`), the box as it lies. What it read is tallied against
+what was laid, for the summary.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -55,6 +58,8 @@ class CameraShoe:
         self.tally = Tally()
         self.stills = Stills(Folder(pictures), watch.recogniser)
         self.stills.start()
+        self._box = asyncio.Lock()
+        """One look at the box at a time: the card's, or the aiming view's."""
 
     async def deal(self, code: str) -> None:
         """``code`` comes on top; whatever the reader makes of it goes to the daemon. At a
@@ -66,7 +71,8 @@ class CameraShoe:
             if look:  # the dealer's hand over the box, the card laid straight again
                 self.camera.pass_hand()
                 self.camera.lay(card)
-            seen = await asyncio.to_thread(self._look)
+            async with self._box:
+                seen = await asyncio.to_thread(self._look)
             if seen is None:
                 if self.watch.last != card:  # not the card still on top: a miss
                     self.tally.missed += 1
@@ -98,7 +104,17 @@ class CameraShoe:
     async def empty(self) -> None:
         """The box is emptied for a new pack."""
         self.camera.lay(None)
-        await asyncio.to_thread(self._look)
+        async with self._box:
+            await asyncio.to_thread(self._look)
+
+    async def aim(self, stopped: asyncio.Event) -> None:
+        """The aiming view while the page asks for it, a still a second, until ``stopped``:
+        between cards, the box as the last card left it (no frame of a card's is taken)."""
+        while not stopped.is_set():
+            async with self._box:
+                await asyncio.to_thread(lambda: self.stills.frame(self.camera.resting()))
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(stopped.wait(), 1.0)
 
     def _count(self, laid: Card, read: Card) -> None:
         if read == laid:
@@ -112,7 +128,9 @@ class CameraShoe:
         the card lies there to be read, or it would end on the hand and leave the card's
         own frames to the next card's look."""
         for _ in range(LOOK + self.watch.hold):  # at rest until the vote is done
-            seen = self.watch.see(self.camera.frame())  # the virtual lamps never flicker
+            frame = self.camera.frame()
+            self.stills.frame(frame)
+            seen = self.watch.see(frame)  # the virtual lamps never flicker
             if isinstance(seen, Seen) and (seen.card is not None or self.camera.at_rest):
                 return seen
         return None

@@ -73,6 +73,7 @@ class SimulatedTable:
         self.daemon = None
         self.press_heard = asyncio.Event()
         """Set each time a button press has reached the table."""
+        self._aiming: asyncio.Task | None = None
 
     # -- pacing ---------------------------------------------------------------------
 
@@ -128,6 +129,12 @@ class SimulatedTable:
         else:
             self.reader.no_read()
             await self.reader.drained()
+
+    def aim_camera(self, stopped: asyncio.Event, served: bool) -> None:
+        """The camera's aiming view for the page (when it is ``served``), until ``stopped``:
+        a camera's table only."""
+        if self.camera is not None and served:
+            self._aiming = asyncio.create_task(self.camera.aim(stopped))
 
     async def press(self, button: str, hold: float) -> None:
         if self.camera is not None and button == "new_pack":
@@ -241,6 +248,7 @@ async def simulate(
         await daemon.settled()
 
     player = asyncio.create_task(play())
+    table.aim_camera(daemon.stopped, served=port is not None)
     try:
         # Ctrl-C or SIGTERM stops the daemon; the scenario stops with it.
         await asyncio.wait({player, server}, return_when=asyncio.FIRST_COMPLETED)

@@ -98,5 +98,11 @@ class VirtualCamera:
         noisy = image + self._noise[self._frames % FIELDS]
         return np.clip(noisy, 0, 255).astype(np.uint8)
 
+    def resting(self) -> np.ndarray:
+        """A frame of the box at rest as it lies now, taking none of the frames of a card
+        being drawn (the aiming view's, between cards)."""
+        noisy = self._view + self._noise[self._frames % FIELDS]
+        return np.clip(noisy, 0, 255).astype(np.uint8)
+
     def close(self) -> None:
         self._drawn = []
