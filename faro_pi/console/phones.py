@@ -186,6 +186,15 @@ PATHS = {
             "once, for two minutes; any earlier code is void. Needs the token or a session "
             "cookie, from the console's own page, as JSON (an empty body).",
             "security": [{"token": []}],
+            "requestBody": {
+                "required": False,
+                "content": {
+                    "application/json": {
+                        "schema": {"type": "object", "additionalProperties": False},
+                        "examples": {"a code": {"value": {}}},
+                    }
+                },
+            },
             "responses": {
                 "200": _answer(
                     "The link, how many seconds it is good for, and its QR code (an SVG as a "

@@ -21,6 +21,9 @@ from faro_pi.game.cards import CARD_BY_CODE, DECK, Card
 
 NOISE = 2.0
 """The sensor's noise on a still frame, in grey levels."""
+EXPOSURE = 0.92
+"""The camera's exposure as a club sets it by the aiming view: the card's paper a little
+under white (about 235), where the light check passes, not clipped."""
 FIELDS = 5
 HAND = 3
 """Frames a hand passing over the box is seen in."""
@@ -83,7 +86,7 @@ class VirtualCamera:
     def still(self, card: Card) -> np.ndarray:
         """A frame of ``card`` lying in the box, the view left as it is."""
         view = scene.view(self.faces[card], self.rng, self.size, nominal=True).astype(np.float32)
-        return np.clip(view + self._noise[0], 0, 255).astype(np.uint8)
+        return np.clip(view * EXPOSURE + self._noise[0], 0, 255).astype(np.uint8)
 
     def pass_hand(self) -> None:
         """A hand over the box and away: the next frames show it, then the box again."""
@@ -95,13 +98,13 @@ class VirtualCamera:
         self.at_rest = not self._drawn
         image = self._drawn.pop(0) if self._drawn else self._view
         self._frames += 1
-        noisy = image + self._noise[self._frames % FIELDS]
+        noisy = image * EXPOSURE + self._noise[self._frames % FIELDS]
         return np.clip(noisy, 0, 255).astype(np.uint8)
 
     def resting(self) -> np.ndarray:
         """A frame of the box at rest as it lies now, taking none of the frames of a card
         being drawn (the aiming view's, between cards)."""
-        noisy = self._view + self._noise[self._frames % FIELDS]
+        noisy = self._view * EXPOSURE + self._noise[self._frames % FIELDS]
         return np.clip(noisy, 0, 255).astype(np.uint8)
 
     def close(self) -> None:
