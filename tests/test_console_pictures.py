@@ -185,6 +185,9 @@ def test_a_deck_is_asked_for_from_the_page_and_its_progress_read_back_logged_in_
                 assert refused.status_code == 400 and refused.json()["error"], body
             plain = await http.post(path, content=b'{"deck": "red"}', headers=auth)
             assert plain.status_code == 415
+            other = {**auth, "Origin": "http://elsewhere.example:9999"}
+            foreign = await http.post(path, json={"deck": "red"}, headers=other)
+            assert foreign.status_code == 403 and foreign.json()["rule"] == "origin"
             assert not (folder.path / "teach.wanted").exists()
 
             asked = await http.post(path, json={"deck": "red"}, headers=auth)
