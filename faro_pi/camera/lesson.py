@@ -183,8 +183,7 @@ class Lesson:
         log.info("camera: deck %s taught into %s, read with from now on", name, folder)
         return self._stop(
             "taught",
-            f"taught {len(self.faces)} of 52 cards into {folder}: read with from the next "
-            "card on",
+            f"taught {len(self.faces)} of 52 cards into {folder}: read with from the next card on",
             path=str(folder),
         )
 
