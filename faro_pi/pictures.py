@@ -14,6 +14,10 @@ journal: ``/var/lib/faro-pi/pictures`` on a table, both services' state folder):
 - ``view.wanted`` and ``view.jpg``: the aiming view. The console touches the first;
   while it is fresher than :data:`WANTED_FOR` seconds the camera writes the second, a
   still a second with the card's outline and the light's verdict.
+- ``teach.wanted`` and ``teach.json``: a new deck taught from the lookout's page. The
+  console writes the first (the deck's name, or a cancel); the camera takes it away as
+  it acts on it, deals the deck through the box to the teacher rather than the table,
+  and says how far it is, and at the end what it taught where, in the second.
 
 A picture that is not there is no picture, never an error: a Pico reader writes none.
 """
@@ -40,6 +44,8 @@ LIKELY = 3
 """The most cards a no-read names as its likeliest."""
 PICTURE = re.compile(r"[0-9a-f]{64}")
 """A kept picture's name: its SHA-256 in lowercase hex."""
+DECK_NAME = re.compile(r"[a-z0-9][a-z0-9-]{0,39}")
+"""A deck taught from the page: its folder's name under the decks' folder."""
 
 
 class Kept(NamedTuple):
@@ -178,3 +184,40 @@ class Folder:
             return (self.path / "view.jpg").read_bytes(), str(said["light"])
         except (OSError, ValueError, KeyError, TypeError):
             return None
+
+    # -- a deck taught from the page ---------------------------------------------------
+
+    def ask_teaching(self, asked: dict) -> None:
+        """The console asks the camera to teach a deck (``{"deck": NAME}``), or to stop
+        (``{"cancel": true}``); a newer ask takes the place of one not yet acted on."""
+        self.path.mkdir(parents=True, exist_ok=True)
+        _put(self.path / "teach.wanted", json.dumps({**asked, "at": time.time()}).encode())
+
+    def teaching_asked(self) -> dict | None:
+        """What the console asked of the camera, taken away as it is read; None if nothing
+        (or nothing that is JSON: such an ask is dropped)."""
+        path = self.path / "teach.wanted"
+        try:
+            data = path.read_bytes()
+            os.unlink(path)
+            asked = json.loads(data)
+        except (OSError, ValueError):
+            return None
+        return asked if isinstance(asked, dict) else None
+
+    def put_teaching(self, progress: dict) -> None:
+        """How far the camera is with the deck it is taught, for the page."""
+        _put(self.path / "teach.json", json.dumps({**progress, "at": time.time()}).encode())
+
+    def teaching(self) -> dict:
+        """What the camera said last of the deck taught (``{}``: nothing), with ``asked``
+        when an ask waits that the camera has not taken yet: when it was made."""
+        try:
+            said = json.loads((self.path / "teach.json").read_bytes())
+        except (OSError, ValueError):
+            said = None
+        said = said if isinstance(said, dict) else {}
+        try:
+            return {**said, "asked": (self.path / "teach.wanted").stat().st_mtime}
+        except OSError:
+            return said

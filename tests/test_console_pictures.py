@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import json
 import os
 import time
 
@@ -161,3 +162,59 @@ def test_the_view_says_what_is_wrong_with_the_light_as_the_doctor_does():
     assert said.startswith("the card is too dark") and "more light" in said
     _, said = aiming(np.full_like(lit, 30))
     assert said.startswith("no card found in the box")
+
+
+def test_a_deck_is_asked_for_from_the_page_and_its_progress_read_back_logged_in_only(tmp_path):
+    """The console's end of teaching a deck: the ask goes into the pictures' folder for the
+    camera reader (whose end is ``tests/test_camera_lesson.py``, played here by hand), and
+    what the camera says of it comes back; a stranger can do neither."""
+    console_config(tmp_path)
+
+    async def scenario():
+        async with console_table(tmp_path) as lookout:
+            folder = Folder(lookout.daemon.config.camera.pictures)
+            http, auth = lookout.http, lookout.auth
+            path = "/api/camera/teach"
+            assert (await http.get(path)).status_code == 401
+            assert (await http.post(path, json={"deck": "red"})).status_code == 401
+            assert not (folder.path / "teach.wanted").exists()
+            assert (await http.get(path, headers=auth)).json() == {"state": "none"}
+
+            for body in ({"deck": "../journal"}, {"deck": "Red Deck"}, {"name": "red"}, [1]):
+                refused = await http.post(path, json=body, headers=auth)
+                assert refused.status_code == 400 and refused.json()["error"], body
+            plain = await http.post(path, content=b'{"deck": "red"}', headers=auth)
+            assert plain.status_code == 415
+            other = {**auth, "Origin": "http://elsewhere.example:9999"}
+            foreign = await http.post(path, json={"deck": "red"}, headers=other)
+            assert foreign.status_code == 403 and foreign.json()["rule"] == "origin"
+            assert not (folder.path / "teach.wanted").exists()
+
+            asked = await http.post(path, json={"deck": "red"}, headers=auth)
+            assert asked.status_code == 202 and asked.json() == {"state": "none", "asked": True}
+            taken = folder.teaching_asked()  # the camera takes the ask, and deals
+            assert taken["deck"] == "red"
+            said = "12 of 52: QS taken; next KS"
+            folder.put_teaching({"state": "dealing", "deck": "red", "refused": {}, "said": said})
+            progress = (await http.get(path, headers=auth)).json()
+            assert (progress["state"], progress["said"]) == ("dealing", said)
+            again = await http.post(path, json={"deck": "blue"}, headers=auth)
+            assert again.status_code == 409 and "red is being taught" in again.json()["error"]
+
+            cancel = await http.post(path, json={"cancel": True}, headers=auth)
+            assert cancel.status_code == 202
+            assert folder.teaching_asked()["cancel"] is True
+
+            # A camera that stops saying anything is named, not waited on for ever.
+            said = json.loads((folder.path / "teach.json").read_bytes())
+            said["at"] = time.time() - 60
+            (folder.path / "teach.json").write_text(json.dumps(said))
+            stale = (await http.get(path, headers=auth)).json()
+            assert "stopped answering" in stale["error"]
+            assert (await http.post(path, json={"deck": "blue"}, headers=auth)).status_code == 202
+            past = time.time() - 60
+            os.utime(folder.path / "teach.wanted", (past, past))
+            untaken = (await http.get(path, headers=auth)).json()
+            assert "has not taken the ask" in untaken["error"]
+
+    asyncio.run(scenario())

@@ -14,6 +14,7 @@ import sys
 
 from playwright.async_api import async_playwright, expect
 
+from faro_pi.pictures import Folder
 from tests import decks
 from tests.ports import free_port
 from tests.test_page import ARGS, PHONE, TIMEOUT, chromium
@@ -111,6 +112,78 @@ async def on_the_phone(executable: str, link: str) -> None:
                 timeout=TIMEOUT,
             )
             await expect(page.locator("#camera-light")).to_contain_text("Light: ")
+            assert errors == []
+        finally:
+            await browser.close()
+
+
+def test_a_new_deck_is_taught_from_the_camera_dialog_on_a_phone(tmp_path):
+    """The lookout names a deck in the camera's dialog and taps Teach: the ask reaches the
+    pictures' folder, and each word the camera reader writes back shows on the phone, card by
+    card, then the cards it could not take and where the deck went. The camera's end is
+    played by hand here (its own test is ``tests/test_camera_lesson.py``)."""
+    executable = chromium()
+    scenario = tmp_path / "scenario.jsonl"
+    scenario.write_text(json.dumps(SCENARIO[0]) + "\n")
+    port, out = free_port(), tmp_path / "out"
+    command = [
+        "sim", "--camera", str(decks.folder("bellot")), "--scenario", str(scenario),
+        "--console", "--port", str(port), "--speed", "0", "--out", str(out),
+    ]  # fmt: skip
+    sim = subprocess.Popen(
+        [sys.executable, "-m", "faro_pi.cli", *command],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        link = sim.stdout.readline()
+        assert link.startswith("the lookout's page: "), link
+        folder = Folder(out / "pictures")
+        asyncio.run(teaching(executable, link.split(": ", 1)[1].strip(), folder))
+        sim.send_signal(signal.SIGTERM)
+        _, errors = sim.communicate(timeout=30)
+    finally:
+        if sim.poll() is None:
+            sim.kill()
+            sim.communicate()
+    assert sim.returncode == 0, errors
+
+
+async def teaching(executable: str, link: str, folder: Folder) -> None:
+    async with async_playwright() as playwright:
+        browser = await playwright.chromium.launch(executable_path=executable, args=ARGS)
+        try:
+            context = await browser.new_context(viewport=PHONE, has_touch=True)
+            page = await context.new_page()
+            errors: list[str] = []
+            page.on("pageerror", lambda exc: errors.append(str(exc)))
+            await page.goto(link)
+            await page.locator("#camera-view").tap()
+            await expect(page.locator("#camera-dialog")).to_be_visible()
+            await page.locator("#teach-name").fill("red-bicycle")
+            start = page.locator("#teach-start")
+            box = await start.bounding_box()
+            assert box["width"] >= 44 and box["height"] >= 44 and box["x"] + box["width"] <= 390
+            await start.tap()
+            said = page.locator("#teach-said")
+            await expect(said).to_have_text("Asking the camera…", timeout=TIMEOUT)
+            await expect(page.locator("#teach-cancel")).to_be_visible()
+            assert folder.teaching_asked()["deck"] == "red-bicycle"  # the camera takes it
+
+            words = "12 of 52: QS taken; next KS"
+            refused = {"7D": "7D: no card found in the still: the box's view, well lit"}
+            progress = {"state": "dealing", "deck": "red-bicycle", "refused": refused}
+            folder.put_teaching({**progress, "said": words})
+            await expect(said).to_have_text(words, timeout=TIMEOUT)
+            await expect(page.locator("#teach-refused li")).to_have_text(
+                [f"7D not taught: {refused['7D']}"]
+            )
+            where = "taught 51 of 52 cards into /var/lib/faro-pi/decks/red-bicycle"
+            folder.put_teaching({**progress, "state": "taught", "said": where})
+            await expect(said).to_have_text(f"Taught: {where}", timeout=TIMEOUT)
+            await expect(page.locator("#teach-cancel")).to_be_hidden()
+            await expect(start).to_be_enabled()
             assert errors == []
         finally:
             await browser.close()

@@ -6,7 +6,8 @@ new card has settled, and each card or no-read sent to the daemon over fsp1
 (:mod:`.line`), on the line the config's ``reader.port`` names. The line runs in a
 thread of its own, so the resends and heartbeats keep their time while a card is read.
 
-Teaching from the box: a new deck, dealt once through the box in a known order (its
+Teaching from the box (here for ``camera teach --from-box``, and from the lookout's page
+while the reader runs, :mod:`.lesson`): a new deck, dealt once through the box in a known order (its
 factory order, or laid out in the order given), gives the 52 camera stills that
 ``teach`` learns the deck from, taken in the very light and pose the reader will see.
 """
@@ -22,9 +23,10 @@ from pathlib import Path
 
 import cv2
 
+from faro_pi.camera.lesson import BoxTeacher, Lesson, in_use
 from faro_pi.camera.line import LineBusy, Link, open_line
 from faro_pi.camera.pictures import Stills
-from faro_pi.camera.recognise import DeckError, Reading, Recogniser
+from faro_pi.camera.recognise import DeckError, Recogniser
 from faro_pi.camera.record import MINUTES, Recorder
 from faro_pi.camera.source import CameraError, FrameSource, open_source
 from faro_pi.camera.watch import CannotWatch, Seen, Watch
@@ -51,17 +53,21 @@ def watch_frames(
     running: Callable[[], bool] = lambda: True,
     recorder: Recorder | None = None,
     stills: Stills | None = None,
+    lesson: Lesson | None = None,
 ) -> None:
     """The camera's loop: every frame to the watcher (and the ``recorder``, and the aiming
     view), what it decides to the link, each card's still written before its frame; and
-    while the watcher cannot watch, a fault the table hears."""
+    while the watcher cannot watch, a fault the table hears. While the page has a deck
+    taught (``lesson``), the frames are the lesson's, and nothing is sent."""
     fault = None
     while running():
         frame = source.frame()
-        if recorder is not None:
-            recorder.frame(frame)
-        if stills is not None:
-            stills.frame(frame)
+        _kept(frame, recorder, stills)
+        if lesson is not None:
+            taught = lesson.frame(frame, watch)
+            if taught is None:
+                continue
+            watch = taught
         seen = watch.see(frame)
         if watch.cannot != fault:
             fault = watch.cannot
@@ -83,6 +89,14 @@ def watch_frames(
             log.info("camera: frame %d: %s", seq, seen.card.code)
 
 
+def _kept(frame, recorder: Recorder | None, stills: Stills | None) -> None:
+    """Every frame to the recording and the aiming view, whatever it shows."""
+    if recorder is not None:
+        recorder.frame(frame)
+    if stills is not None:
+        stills.frame(frame)
+
+
 def run(config: Config, record: Path | None = None, minutes: float = MINUTES) -> int:
     """The live reader until SIGTERM or SIGINT; 2 for a config it cannot work with. With
     ``record``, the last ``minutes`` of frames are kept there (:mod:`.record`)."""
@@ -95,15 +109,20 @@ def run(config: Config, record: Path | None = None, minutes: float = MINUTES) ->
     stop = threading.Event()
     for signum in (signal.SIGTERM, signal.SIGINT):
         signal.signal(signum, lambda *_: stop.set())
+    decks = config.journal.path.parent / "decks"
+    deck = in_use(decks) or config.camera.deck
     try:
-        recogniser = Recogniser.load(config.camera.deck)
+        recogniser = Recogniser.load(deck)
         line = _listen(config, stop)
     except (DeckError, OSError, ValueError) as exc:
         log.error("%s", exc)
         return 2
     if line is None:
         return 0
+    if deck is not None:
+        log.info("camera: reading with the deck taught into %s", deck)
     stills = Stills(Folder(config.camera.pictures), recogniser)
+    lesson = Lesson(Folder(config.camera.pictures), decks, recogniser, stills)
     stills.start()  # before the hello, which numbers frames from 1 again
     link = Link(line, HELLO, time.monotonic)
     serving = threading.Thread(target=link.serve, args=(stop,), name="fsp1", daemon=True)
@@ -115,7 +134,8 @@ def run(config: Config, record: Path | None = None, minutes: float = MINUTES) ->
         recorder = None if record is None else Recorder(record, config.camera.rate, minutes)
         try:
             watch = Watch(recogniser, rate=config.camera.rate)
-            watch_frames(source, watch, link, lambda: not stop.is_set(), recorder, stills)
+            running = lambda: not stop.is_set()  # noqa: E731
+            watch_frames(source, watch, link, running, recorder, stills, lesson)
         finally:
             source.close()
             if recorder is not None:
@@ -148,27 +168,6 @@ def _listen(config: Config, stop: threading.Event):
                 said = True
             stop.wait(BUSY_RETRY)
     return None
-
-
-class BoxTeacher:
-    """A stand-in for the recogniser while a deck is taught from the box: each settled
-    view is the next card of ``order``, and its still is kept."""
-
-    def __init__(self, order: Sequence[Card]):
-        self.order = list(order)
-        self.stills: dict[Card, object] = {}
-        self._latest = None
-
-    @property
-    def expected(self) -> Card | None:
-        return self.order[len(self.stills)] if len(self.stills) < len(self.order) else None
-
-    def read(self, image) -> Reading:
-        self._latest = image
-        return Reading(self.expected, 1.0)
-
-    def keep(self, card: Card) -> None:
-        self.stills[card] = self._latest
 
 
 def box_order(path: str | None) -> list[Card]:

@@ -30,6 +30,7 @@ frame or two and is never taken for still.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Protocol
@@ -205,6 +206,16 @@ class Watch:
         self._read_last = False
         """Whether that card was read surely: after a no-read, a hand over the box and away
         is the dealer asking for another look."""
+
+    def handed_to(self, recogniser: Reads, *, forget: bool = False) -> Watch:
+        """A watcher for ``recogniser`` that sees the box as this one does now, so what
+        lies on top is not new to it; with ``forget``, no card is the card sent last (the
+        deck taught from the box may begin with the card the table saw last)."""
+        other = copy.copy(self)
+        other.recogniser, other._readings = recogniser, []
+        if forget:
+            other.last = None
+        return other
 
     def see(self, frame: np.ndarray) -> Seen | CannotWatch | None:
         """One frame from the camera; what the shoe must be told once a new view settles,

@@ -3,23 +3,29 @@
 ``GET /api/pictures/HASH.jpg`` serves a still a row names (a card's, or a no-read's);
 ``GET /api/pictures`` says which cards of the night have one, by pack and card, for the
 page's history; ``GET /api/camera/view.jpg`` asks the camera reader for its aiming view
-and serves the latest, with the light check's verdict in ``X-Light``. Each needs the
-console's token or session cookie, as a change does: the stills show the table's cards.
+and serves the latest, with the light check's verdict in ``X-Light``. ``POST
+/api/camera/teach`` asks the camera reader to teach a new deck from the box
+(``{"deck": NAME}``), or to stop (``{"cancel": true}``), and ``GET /api/camera/teach``
+says how far it is (:mod:`faro_pi.camera.lesson`). Each needs the console's token or
+session cookie, as a change does: the stills show the table's cards.
 The stills live in the pictures' folder (:mod:`faro_pi.pictures`); a name that is not a
 hash is refused before any file is looked at.
 """
 
 from __future__ import annotations
 
+import json
 import logging
+import time
 from collections.abc import Callable
 
+from starlette.requests import ClientDisconnect
 from starlette.responses import Response
 from starlette.routing import Route
 
 from faro_pi.exc import JournalError
 from faro_pi.game.events import CardDrawn
-from faro_pi.pictures import KEEP, PICTURE, Folder
+from faro_pi.pictures import DECK_NAME, KEEP, PICTURE, Folder
 
 log = logging.getLogger("faro_pi")
 
@@ -27,6 +33,13 @@ SCAN = 20_000
 """Journal rows looked back through at start for the night's stills: a long night's."""
 VIEW_FRESH = 3.0
 """Seconds an aiming view is shown for: older, the camera has stopped writing it."""
+TEACH_FRESH = 10.0
+"""Seconds the camera may leave an ask untaken, or a lesson unsaid, before the page hears
+that it is not answering: it looks, and says how far it is, once a second."""
+TEACH_BODY = 256
+"""Bytes of a teaching ask: ``{"deck": NAME}`` or ``{"cancel": true}``."""
+UNDER_WAY = ("dealing", "teaching")
+"""The states of a lesson the camera is at."""
 
 
 def night_pictures(daemon) -> dict[tuple[int, str], str]:
@@ -55,9 +68,9 @@ def night_pictures(daemon) -> dict[tuple[int, str], str]:
 class Pictures:
     """The routes of the stills and the aiming view, for one console."""
 
-    def __init__(self, daemon, authorized: Callable, answer: Callable):
+    def __init__(self, daemon, authorized: Callable, answer: Callable, refused: Callable):
         self.folder: Folder = daemon.pictures or Folder(daemon.config.camera.pictures)
-        self.authorized, self.answer = authorized, answer
+        self.authorized, self.answer, self.write_refused = authorized, answer, refused
         self.cards = night_pictures(daemon)
         """(pack, card code) → still, for the night's cards that have one."""
 
@@ -71,6 +84,8 @@ class Pictures:
             Route("/api/pictures", self._index, methods=["GET"]),
             Route("/api/pictures/{name}", self._picture, methods=["GET"]),
             Route("/api/camera/view.jpg", self._view, methods=["GET"]),
+            Route("/api/camera/teach", self._teaching, methods=["GET"]),
+            Route("/api/camera/teach", self._teach, methods=["POST"]),
         ]
 
     def _refused(self, request):
@@ -133,3 +148,56 @@ class Pictures:
             "X-Light": light.encode("ascii", "replace").decode(),
         }
         return Response(jpeg, media_type="image/jpeg", headers=headers)
+
+    async def _teaching(self, request):
+        """How far the camera is with the deck it is taught: its last words, and whether it
+        has stopped answering."""
+        if (refusal := self._refused(request)) is not None:
+            return refusal
+        return self.answer(200, self._lesson(), {"Cache-Control": "no-store"})
+
+    def _lesson(self) -> dict:
+        said, now = self.folder.teaching(), time.time()
+        asked = said.pop("asked", None)
+        if asked is not None:
+            said["asked"] = True
+            if now - asked > TEACH_FRESH:
+                said["error"] = "the camera reader has not taken the ask: is faro-pi camera "\
+                    "run running on this Pi?"  # fmt: skip
+        elif said.get("state") in UNDER_WAY and now - float(said.get("at", 0)) > TEACH_FRESH:
+            said["error"] = "the camera reader stopped answering: the deck is not taught"
+        said.setdefault("state", "none")
+        return said
+
+    async def _teach(self, request):
+        """Asks the camera reader to teach a deck dealt through the box, or to stop."""
+        if (refusal := self.write_refused(request)) is not None:
+            return refusal
+        body = b""
+        try:
+            async for chunk in request.stream():
+                body += chunk
+                if len(body) > TEACH_BODY:
+                    break
+            asked = json.loads(body) if len(body) <= TEACH_BODY else None
+        except (ClientDisconnect, ValueError):
+            asked = None
+        if isinstance(asked, dict) and asked.get("cancel") is True:
+            asked = {"cancel": True}
+        elif isinstance(asked, dict) and isinstance(asked.get("deck"), str):
+            if not DECK_NAME.fullmatch(asked["deck"]):
+                why = "a deck's name is lowercase letters, digits and dashes, 1 to 40"
+                return self.answer(400, {"rule": "deck", "error": why})
+            lesson = self._lesson()
+            if lesson["state"] in UNDER_WAY and "error" not in lesson:
+                why = f"the deck {lesson.get('deck')} is being taught: cancel it first"
+                return self.answer(409, {"rule": "teaching", "error": why})
+            asked = {"deck": asked["deck"]}
+        else:
+            why = 'the body is {"deck": NAME} to teach a deck, or {"cancel": true}'
+            return self.answer(400, {"error": why})
+        try:
+            self.folder.ask_teaching(asked)
+        except OSError as exc:
+            return self.answer(503, {"error": f"cannot ask the camera to teach: {exc}"})
+        return self.answer(202, self._lesson())

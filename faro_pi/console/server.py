@@ -169,7 +169,7 @@ class Console:
         """The names answered besides IP addresses (:mod:`faro_pi.console.hosts`)."""
         self.journal = snapshot.journal_id(daemon.journal.path)
         """The journal served, as every state names it (`view.journal_id`)."""
-        self.pictures = Pictures(daemon, self._authorized, self._json)
+        self.pictures = Pictures(daemon, self._authorized, self._json, self._refused)
         self.app = self._app()
         self.server: GuestServer | None = None
         """The uvicorn server, once started."""

@@ -19,6 +19,7 @@ import { toast } from "./toast.js";
 import * as tokenForm from "./token-form.js";
 import * as again from "./dialogs/again.js";
 import * as cameraView from "./dialogs/camera.js";
+import * as teachDeck from "./dialogs/teach.js";
 import * as cardDialog from "./dialogs/card.js";
 import * as checks from "./dialogs/checks.js";
 import * as phones from "./dialogs/phones.js";
@@ -90,7 +91,7 @@ function redraw() {
   lastDrawn = table.version;
 }
 
-for (const part of [tokenForm, entries, pending, again, ...PARTS, seats, voidDialog, cameraView, phones]) {
+for (const part of [tokenForm, entries, pending, again, ...PARTS, seats, voidDialog, cameraView, teachDeck, phones]) {
   if (part.wire) part.wire(actions);
 }
 subscribe(redraw);
