@@ -83,7 +83,8 @@ test: $(STAMP) test-deps old-pillow browser
 
 # Rewrites the golden pictures on purpose (the OLED screens, the page's and the floor's
 # screenshots), then compares against them as `make test` will, and lists what changed.
-GOLDEN_TESTS := tests/test_display.py tests/test_page.py tests/test_floor.py -k "golden or fits or floor_page"
+GOLDEN_TESTS := tests/test_display.py tests/test_page.py tests/test_page_pictures.py \
+	tests/test_floor.py -k "golden or fits or floor_page or no_read"
 golden: $(STAMP) test-deps browser
 	FARO_GOLDEN=update $(BIN)/python -m pytest -q -p no:cacheprovider $(GOLDEN_TESTS) >/dev/null \
 		|| { echo "make golden: a test failed while writing the pictures; run it for why" >&2; exit 1; }

@@ -1549,7 +1549,7 @@ def test_a_write_from_another_page_on_the_same_host_is_refused_though_it_carries
             writes = [
                 path for path, operations in openapi()["paths"].items() if "post" in operations
             ]
-            assert set(writes) == {"/api/events", "/api/logout", "/api/pair"}
+            assert set(writes) == {"/api/events", "/api/logout", "/api/pair", "/api/camera/teach"}
             starlette = lookout.console.app.app
             assert {
                 route.path

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import signal
 import subprocess
 import sys
@@ -17,7 +18,7 @@ from playwright.async_api import async_playwright, expect
 from faro_pi.pictures import Folder
 from tests import decks
 from tests.ports import free_port
-from tests.test_page import ARGS, PHONE, TIMEOUT, chromium
+from tests.test_page import ARGS, GOLDEN, PHONE, TIMEOUT, chromium
 
 SCENARIO = [
     {"type": "session", "seats": ["Ann", "Bob"], "banker": "Bob"},
@@ -77,6 +78,8 @@ async def on_the_phone(executable: str, link: str) -> None:
             still = settle.locator("img.noread-still")
             await expect(still).to_have_js_property("complete", True)
             assert await still.evaluate("img => img.naturalWidth") > 0
+            if os.environ.get("FARO_GOLDEN") == "update":  # for the README
+                await page.screenshot(path=GOLDEN / "noread.png")
             likely = settle.locator("button.likely-card")
             assert 1 <= await likely.count() <= 3
             king = settle.locator('button.likely-card[data-card="KC"]')
@@ -112,6 +115,8 @@ async def on_the_phone(executable: str, link: str) -> None:
                 timeout=TIMEOUT,
             )
             await expect(page.locator("#camera-light")).to_contain_text("Light: ")
+            if os.environ.get("FARO_GOLDEN") == "update":
+                await page.screenshot(path=GOLDEN / "camera-view.png")
             assert errors == []
         finally:
             await browser.close()

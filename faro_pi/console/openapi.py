@@ -11,6 +11,7 @@ from __future__ import annotations
 from faro_pi.console import idempotency, token
 from faro_pi.console.phones import PATHS as LOGIN_PATHS
 from faro_pi.console.phones import SCHEMAS as LOGIN_SCHEMAS
+from faro_pi.console.pictures import PATHS as PICTURE_PATHS
 from faro_pi.game.cards import COLOURS
 from faro_pi.game.codec import EVENTS, schemas
 from faro_pi.game.fields import ALARM_KINDS
@@ -372,6 +373,7 @@ def openapi() -> dict:
                 }
             },
             **LOGIN_PATHS,
+            **PICTURE_PATHS,
         },
         "components": {
             "securitySchemes": {

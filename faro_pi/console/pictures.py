@@ -201,3 +201,87 @@ class Pictures:
         except OSError as exc:
             return self.answer(503, {"error": f"cannot ask the camera to teach: {exc}"})
         return self.answer(202, self._lesson())
+
+
+_ERROR = {"$ref": "#/components/schemas/Error"}
+_OBJECT = {"type": "object"}
+
+
+def _answer(description: str, schema: dict, kind: str = "application/json") -> dict:
+    return {"description": description, "content": {kind: {"schema": schema}}}
+
+
+def _get(operation: str, summary: str, ok: dict, *more: tuple[str, str]) -> dict:
+    answers = {"200": ok, "401": _answer("No token, and no live session cookie", _ERROR)}
+    answers |= {code: _answer(why, _ERROR) for code, why in more}
+    return {
+        "get": {
+            "operationId": operation,
+            "summary": summary,
+            "security": [{"token": []}],
+            "responses": answers,
+        }
+    }
+
+
+_JPEG = {"type": "string", "format": "binary"}
+PATHS = {
+    "/api/pictures": _get(
+        "pictures",
+        "The night's cards that have the camera's still, by pack and card",
+        _answer("Each card's pack, code and still's SHA-256", _OBJECT),
+    ),
+    "/api/pictures/{name}": _get(
+        "picture",
+        "A card's still, named by its SHA-256 as its journal row names it",
+        _answer("The still, a small JPEG", _JPEG, "image/jpeg"),
+        ("404", "Not a SHA-256's name, or no longer kept"),
+    ),
+    "/api/camera/view.jpg": _get(
+        "cameraView",
+        "The camera's aiming view: asks for it, and serves the latest (X-Light: the verdict)",
+        _answer("The box as the camera sees it, the card's outline drawn", _JPEG, "image/jpeg"),
+        ("503", "No view from the camera yet"),
+    ),
+    "/api/camera/teach": {
+        **_get(
+            "teaching",
+            "How far the camera reader is with the deck it is taught",
+            _answer("Its state, the cards taken and refused, its last words", _OBJECT),
+        ),
+        "post": {
+            "operationId": "teach",
+            "summary": "Teach the camera a deck dealt through the box in order, or stop",
+            "description": "Needs the token or a session cookie, from the console's own "
+            "page, as JSON.",
+            "security": [{"token": []}],
+            "requestBody": {
+                "required": True,
+                "content": {
+                    "application/json": {
+                        "schema": {
+                            "type": "object",
+                            "properties": {
+                                "deck": {"type": "string", "pattern": "^[a-z0-9-]{1,40}$"},
+                                "cancel": {"const": True},
+                            },
+                        },
+                        "examples": {
+                            "teach": {"value": {"deck": "club-deck"}},
+                            "stop": {"value": {"cancel": True}},
+                        },
+                    }
+                },
+            },
+            "responses": {
+                "202": _answer("Asked: the camera reader takes it within a second", _OBJECT),
+                "400": _answer("Not a deck's name, nor a cancel", _ERROR),
+                "401": _answer("No token, and no live session cookie", _ERROR),
+                "403": _answer("From another page than the console's own", _ERROR),
+                "409": _answer("A deck is being taught already", _ERROR),
+                "415": _answer("Not sent as application/json", _ERROR),
+            },
+        },
+    },
+}
+"""The routes as the console's OpenAPI document gives them."""
