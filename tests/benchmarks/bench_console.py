@@ -75,8 +75,11 @@ class Stream:
         return bool(self.buffer) or bool(select.select([self.sock], [], [], 0)[0])
 
     def state(self) -> dict | None:
-        """The next message's state, or None for a comment or a retry line."""
-        for line in self._until(b"\n\n").split(b"\n"):
+        """The next message's state, or None for a beat, a comment or a retry line."""
+        lines = self._until(b"\n\n").split(b"\n")
+        if b"event: beat" in lines:
+            return None
+        for line in lines:
             if line.startswith(b"data: "):
                 return json.loads(line[6:])
         return None
