@@ -62,5 +62,39 @@ def environ(version: str = OLDEST) -> dict[str, str]:
     return {**os.environ, "PYTHONPATH": path}
 
 
+def as_torch_wrote_it(model: Path, out: Path) -> None:
+    """``model`` (an ONNX file) written to ``out`` as torch's exporter writes a branch run
+    twice: each later reader of a stored weight reads it through an ``Identity`` node,
+    which OpenCV 4.6 cannot load. What the shipped ``model.onnx`` was until it was folded."""
+    import onnx
+
+    graph = onnx.load(str(model))
+    stored = {tensor.name for tensor in graph.graph.initializer}
+    seen: set[str] = set()
+    nodes = []
+    for node in graph.graph.node:
+        for i, name in enumerate(node.input):
+            if name in stored and name in seen:
+                node.input[i] = f"{name}_again_{len(nodes)}"
+                nodes.append(onnx.helper.make_node("Identity", [name], [node.input[i]]))
+            seen.add(name)
+        nodes.append(node)
+    del graph.graph.node[:]
+    graph.graph.node.extend(nodes)
+    onnx.save(graph, str(out))
+
+
+def copied(folder: Path, version: str = OLDEST, torch_wrote_it: bool = False) -> dict[str, str]:
+    """The environment of a child Python that imports OpenCV ``version`` and a copy of
+    faro_pi made in ``folder``; with ``torch_wrote_it``, the copy's model is the shipped
+    one as torch wrote it (``as_torch_wrote_it``), which OpenCV 4.6 cannot load."""
+    shutil.copytree(ROOT / "faro_pi", folder / "faro_pi",
+                    ignore=shutil.ignore_patterns("__pycache__"))  # fmt: skip
+    if torch_wrote_it:
+        net = ROOT / "faro_pi" / "camera" / "model.onnx"
+        as_torch_wrote_it(net, folder / "faro_pi" / "camera" / "model.onnx")
+    return {**os.environ, "PYTHONPATH": os.pathsep.join((str(installed(version)), str(folder)))}
+
+
 if __name__ == "__main__":
     print(f"OpenCV {OLDEST}: {installed()}")

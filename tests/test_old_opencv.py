@@ -150,6 +150,23 @@ def test_camera_read_says_the_same_of_the_same_stills_on_the_oldest_opencv(views
     assert max(abs(a - b) for a, b in confidences) <= AGREE + 0.001  # printed to 3 places
 
 
+def test_camera_read_on_a_model_the_oldest_opencv_cannot_load_says_so_in_a_line(views, tmp_path):
+    """As the shipped model was before it was folded: once for the command, never a
+    traceback for every image."""
+    still = tmp_path / "still.png"
+    cv2.imwrite(str(still), next(iter(views.values())))
+    env = old_opencv.copied(tmp_path / "table", torch_wrote_it=True)
+    ran = subprocess.run(
+        [sys.executable, "-m", "faro_pi", "camera", "read", str(still), str(still)],
+        capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120,
+    )  # fmt: skip
+    net = tmp_path / "table" / "faro_pi" / "camera" / "model.onnx"
+    assert ran.returncode == 2 and ran.stdout == ""
+    [said] = [line for line in ran.stderr.splitlines() if not line.startswith("[ERROR")]
+    assert said.startswith(f"faro-pi camera read: {net}: OpenCV 4.6.0 cannot load the camera's")
+    assert "Identity" in said
+
+
 def test_a_pack_through_the_simulated_camera_reads_alike_on_either_opencv(tmp_path):
     """``faro-pi sim --camera``: the same cards sent, each as surely, on either version."""
     design = tmp_path / "design"

@@ -14,6 +14,7 @@ read must also agree with the nearest taught card. What the model files are and 
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -296,10 +297,19 @@ def _onnx(path: Path):
     try:
         return cv2.dnn.readNetFromONNX(str(path))
     except cv2.error as exc:
-        reason = str(exc).strip().splitlines()[-1]
         raise contract.ModelError(
-            f"{path}: OpenCV {cv2.__version__} cannot load the camera's model ({reason})"
+            f"{path}: OpenCV {cv2.__version__} cannot load the camera's model ({why(exc)})"
         ) from exc
+
+
+def why(error: cv2.error) -> str:
+    """OpenCV's reason, without the source file and line it names: the last line of its
+    message that says something (an importer's ends with a line of ``>``)."""
+    said = [line.strip("> ") for line in str(error).splitlines()]
+    return _WHERE.sub("", next((line for line in reversed(said) if line), "")).strip()
+
+
+_WHERE = re.compile(r"OpenCV\([^)]*\) \S+:\d+: error: ")
 
 
 def _unit(v: np.ndarray) -> np.ndarray:
