@@ -191,33 +191,37 @@ def warp(image: np.ndarray, quad: np.ndarray, size: tuple[int, int]) -> np.ndarr
     every version cuts the same face."""
     w, h = size
     target = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32)
-    back = cv2.getPerspectiveTransform(target, quad.astype(np.float32))  # output -> still
-    across, down = np.arange(w, dtype=np.float64), np.arange(h, dtype=np.float64)[:, None]
-    x, y, z = (row[0] * across + (row[1] * down + row[2]) for row in back)
+    back = cv2.getPerspectiveTransform(target, quad.astype(np.float32)).astype(np.float32)
+    across, down = np.arange(w, dtype=np.float32), np.arange(h, dtype=np.float32)[:, None]
+    x, y, z = (row[0] * across + (row[1] * down + row[2]) for row in back)  # output -> still
     return np.rint(sample(image, x / z, y / z)).astype(np.uint8)
 
 
 def sample(image: np.ndarray, x: np.ndarray, y: np.ndarray, edge: bool = False) -> np.ndarray:
-    """``image`` (H×W or H×W×C) at the positions ``x``, ``y`` (H'×W', pixel centres at whole
-    numbers), bilinear, as float32: beyond the image black, or with ``edge`` its nearest
-    pixel. OpenCV only fetches the four neighbours, at whole positions (``INTER_NEAREST``,
-    which no version rounds); the weighing is numpy's, the same everywhere."""
+    """``image`` (H×W or H×W×C) at the positions ``x``, ``y`` (H'×W', pixel centres at
+    whole numbers, taken as float32), bilinear, as float32: beyond the image black, or with
+    ``edge`` its nearest pixel. OpenCV only fetches the four neighbours, at whole positions
+    (``INTER_NEAREST``: nothing is left to round); the weighing is numpy's, the same
+    everywhere."""
     h, w = image.shape[:2]
+    x, y = np.asarray(x, np.float32), np.asarray(y, np.float32)
     left, top = np.floor(x), np.floor(y)
-    fx, fy = (x - left).astype(np.float32), (y - top).astype(np.float32)
+    fx, fy = x - left, y - top
     if image.ndim == 3:
         fx, fy = fx[..., None], fy[..., None]
-    left, top = np.clip(left, -2, w).astype(np.float32), np.clip(top, -2, h).astype(np.float32)
+    np.clip(left, -2, w, out=left)
+    np.clip(top, -2, h, out=top)
     border = cv2.BORDER_REPLICATE if edge else cv2.BORDER_CONSTANT
 
     def at(dx: int, dy: int) -> np.ndarray:
-        fetched = cv2.remap(image, left + dx, top + dy, cv2.INTER_NEAREST, borderMode=border)
-        return fetched.astype(np.float32)
+        return cv2.remap(image, left + dx, top + dy, cv2.INTER_NEAREST, borderMode=border)
 
-    upper, lower = at(0, 0), at(0, 1)
-    upper += (at(1, 0) - upper) * fx
-    lower += (at(1, 1) - lower) * fx
-    return upper + (lower - upper) * fy
+    def between(a: np.ndarray, b: np.ndarray, share: np.ndarray) -> np.ndarray:
+        step = np.subtract(b, a, dtype=np.float32)
+        step *= share
+        return np.add(step, a, out=step)
+
+    return between(between(at(0, 0), at(1, 0), fx), between(at(0, 1), at(1, 1), fx), fy)
 
 
 def features(crop: np.ndarray, paper: np.ndarray | None = None) -> np.ndarray:
