@@ -61,13 +61,22 @@ def made_of(views: dict[str, np.ndarray]) -> tuple[list, dict[str, np.ndarray]]:
     return reads, cuts
 
 
-def on_the_oldest(*args: str, script: str = CHILD, timeout: float = 300) -> list[str]:
-    """The lines a child Python on the oldest OpenCV prints, running ``script`` (or, with
-    ``script=""``, ``python -m`` the arguments); the first says which OpenCV it imported."""
-    command = [sys.executable, "-c", script, *args] if script else [sys.executable, *args]
+FARO_PI = """
+import json, runpy, sys
+import cv2, numpy
+print(json.dumps([cv2.__version__, cv2.__file__, numpy.__version__]), flush=True)
+sys.argv[0] = "faro-pi"
+runpy.run_module("faro_pi", run_name="__main__")
+"""
+"""``faro-pi`` itself, saying first which OpenCV and numpy it imports."""
+
+
+def on_the_oldest(*args: str, script: str = CHILD) -> list[str]:
+    """The lines a child Python on the oldest OpenCV prints running ``script`` with
+    ``args``; the first says which OpenCV it imported."""
     ran = subprocess.run(
-        command, capture_output=True, text=True, env=old_opencv.environ(),
-        cwd=old_opencv.ROOT, timeout=timeout,
+        [sys.executable, "-c", script, *args], capture_output=True, text=True,
+        env=old_opencv.environ(), cwd=old_opencv.ROOT, timeout=300,
     )  # fmt: skip
     assert ran.returncode == 0, ran.stdout[-2000:] + ran.stderr[-3000:]
     return ran.stdout.splitlines()
@@ -139,10 +148,7 @@ def test_camera_read_says_the_same_of_the_same_stills_on_the_oldest_opencv(views
         cv2.imwrite(stills[-1], views[name])
     newest = io.StringIO()
     assert command.read(stills, None, out=newest) == 0
-    header = "import cv2, json, numpy, runpy, sys; "
-    header += "print(json.dumps([cv2.__version__, cv2.__file__, numpy.__version__]), flush=True); "
-    header += "sys.argv[0] = 'faro-pi'; runpy.run_module('faro_pi', run_name='__main__')"
-    first, *oldest = on_the_oldest("camera", "read", *stills, script=header)
+    first, *oldest = on_the_oldest("camera", "read", *stills, script=FARO_PI)
     is_the_oldest(first)
     said = [line.split() for line in newest.getvalue().splitlines()]
     assert [line[:2] for line in said] == [line.split()[:2] for line in oldest]
@@ -175,17 +181,20 @@ def test_a_pack_through_the_simulated_camera_reads_alike_on_either_opencv(tmp_pa
     for card in DECK:
         shutil.copy(rendered / f"{card.code}.png", design / f"{card.code}.png")
     deal = ["sim", "--camera", str(design), "--seed", "11", "--speed", "0", "--out"]
-    child = subprocess.Popen(
-        [sys.executable, "-m", "faro_pi", *deal, str(tmp_path / "oldest")],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        env=old_opencv.environ(), cwd=old_opencv.ROOT,
-    )  # fmt: skip
-    try:
-        assert cli.main([*deal, str(tmp_path / "newest")]) == 0
-        out, err = child.communicate(timeout=300)
-    finally:
-        child.kill()
-    assert child.returncode == 0, out[-2000:] + err[-3000:]
+    said = tmp_path / "said.txt"
+    with said.open("w") as out:  # the two deal at once
+        child = subprocess.Popen(
+            [sys.executable, "-c", FARO_PI, *deal, str(tmp_path / "oldest")],
+            stdout=out, stderr=subprocess.STDOUT, env=old_opencv.environ(), cwd=old_opencv.ROOT,
+        )  # fmt: skip
+        try:
+            assert cli.main([*deal, str(tmp_path / "newest")]) == 0
+            child.wait(timeout=300)
+        finally:
+            child.kill()
+    first, *_ = said.read_text().splitlines()
+    is_the_oldest(first)
+    assert child.returncode == 0, said.read_text()[-3000:]
     oldest, newest = (
         json.loads((tmp_path / run / "summary.json").read_text())["camera"]
         for run in ("oldest", "newest")
