@@ -96,7 +96,7 @@ sim: $(RUNTIME)
 
 # Every benchmark in turn (tests/benchmarks/__main__.py), each saying what it measures as
 # it starts and how long it took; `make bench BENCH="rules camera"` runs some of them.
-bench: $(STAMP) test-deps
+bench: $(STAMP) test-deps old-opencv
 	$(BIN)/python -m tests.benchmarks $(BENCH)
 
 # On the Raspberry Pi, as root: the service, the udev rule, /opt/faro-pi and
