@@ -8,7 +8,7 @@ BIN := $(VENV)/bin
 RUNTIME := $(VENV)/.runtime
 STAMP := $(VENV)/.tested
 
-.PHONY: test test-deps old-pillow browser golden sim bench lint format clean install uninstall hardware
+.PHONY: test test-deps old-pillow old-opencv browser golden sim bench lint format clean install uninstall hardware
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -71,6 +71,12 @@ test-deps:
 old-pillow: $(STAMP)
 	$(BIN)/python -m tests.old_pillow
 
+# tests/test_old_opencv.py reads the camera on Raspberry Pi OS Bookworm's OpenCV (4.6.0, with
+# its numpy 1.24) as on the newest, and the training script checks its exports there: wheels
+# from PyPI, kept in the virtualenv.
+old-opencv: $(STAMP)
+	$(BIN)/python -m tests.old_opencv
+
 # The page's tests drive Debian's Chromium (never a downloaded browser); without it they skip.
 browser:
 	@test -x /usr/bin/chromium || { $(APT_UPDATE) && $(APT_GET) install -y -qq chromium; } \
@@ -78,7 +84,7 @@ browser:
 
 # One worker per core (pytest-xdist): each test has its own folder, ports and broker. The five
 # slowest tests are named at the end, so that a slow one is seen when it comes.
-test: $(STAMP) test-deps old-pillow browser
+test: $(STAMP) test-deps old-pillow old-opencv browser
 	$(BIN)/python -m pytest -q -n auto --durations=5
 
 # Rewrites the golden pictures on purpose (the OLED screens, the page's and the floor's
@@ -96,7 +102,7 @@ sim: $(RUNTIME)
 
 # Every benchmark in turn (tests/benchmarks/__main__.py), each saying what it measures as
 # it starts and how long it took; `make bench BENCH="rules camera"` runs some of them.
-bench: $(STAMP) test-deps
+bench: $(STAMP) test-deps old-opencv
 	$(BIN)/python -m tests.benchmarks $(BENCH)
 
 # On the Raspberry Pi, as root: the service, the udev rule, /opt/faro-pi and

@@ -216,6 +216,23 @@ done
 present_groups=${present_groups# }
 
 # -- the virtualenv --------------------------------------------------------------
+# A step of it that failed (STEP), said last, where it is seen: a virtualenv this run
+# began is half made, and removed, so that the next run starts it afresh; one there
+# before is left as it was (pip builds everything it installs before it replaces any of
+# it, and a build is what fails: a package with no wheel for this system).
+venv_failed() { # STEP
+    if [ -n "$venv_made" ]; then
+        rm -rf "$VENV"
+        left="removed the half-made virtualenv $VENV"
+    else
+        left="$VENV is left as it was"
+    fi
+    say "" >&2
+    say "install.sh: this step failed: $1 ($left)." >&2
+    say "What it printed above says why: fix that, then run sudo make install again." >&2
+    exit 1
+}
+
 # pip builds a project in the folder it is given and leaves build/ and
 # faro_pi.egg-info/ there, root's under sudo, which the checkout's owner then
 # cannot update (make test, make sim): it builds from a copy of the sources.
@@ -230,10 +247,13 @@ else
     sources=$(mktemp -d)
     cp -R "$SRC/pyproject.toml" "$SRC/README.md" "$SRC/faro_pi" "$sources/"
     find "$sources" -name __pycache__ -prune -exec rm -rf {} +
+    venv_made=""
+    [ -e "$VENV" ] || venv_made=yes
     say "+ $PYTHON -m venv --system-site-packages $VENV"
-    "$PYTHON" -m venv --system-site-packages "$VENV"
+    "$PYTHON" -m venv --system-site-packages "$VENV" || venv_failed "$PYTHON -m venv"
     say "+ $VENV/bin/python -m pip install --upgrade '$sources[pi]' (a copy of $SRC)"
-    "$VENV/bin/python" -m pip install --upgrade "$sources[pi]"
+    "$VENV/bin/python" -m pip install --upgrade "$sources[pi]" ||
+        venv_failed "$VENV/bin/python -m pip install --upgrade 'faro-pi[pi]'"
 fi
 install -d -m 0755 "$VENV" "$VENV/docs" "$VENV/hardware"
 install -m 0644 "$SRC/README.md" "$VENV/README.md"

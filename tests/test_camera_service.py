@@ -132,8 +132,8 @@ def test_without_a_camera_configured_the_camera_check_is_skipped():
 
 def test_a_usb_camera_that_is_not_there_fails_and_says_what_to_do():
     config = parse_config('[reader]\nport = "x"\n[camera]\nsource = "usb"\ndevice = 63\n')
-    [check] = camera_checks(config)
-    assert not check.ok
+    model, check = camera_checks(config)
+    assert model.ok and not check.ok
     assert "/dev/video63 does not open" in check.detail
     assert "faro-pi-camera" in check.fix
 
@@ -197,7 +197,7 @@ def test_at_the_shoe_the_doctor_checks_the_camera_and_leaves_the_rest_to_the_tab
     assert doctor.main(config, out=out, ntp=lambda: True) == 1
     names = [line[6:].split(":", 1)[0] for line in out.getvalue().splitlines()[:-1]]
     said = out.getvalue()
-    assert names == ["config", "board", "gadget", "camera", "clock"]
+    assert names == ["config", "board", "gadget", "model", "camera", "clock"]
     assert "skip  board: at the shoe: the camera reader alone, sending to /dev/ttyGS0" in said
     assert "FAIL  gadget: /dev/ttyGS0 is not there" in said and "then reboot" in said
     assert "/dev/video63 does not open" in said

@@ -16,12 +16,14 @@ from pathlib import Path
 
 import cv2
 import numpy as np
+import onnx
 import pytest
 
 from faro_pi.camera import model as contract
 from faro_pi.camera.model import EVIDENCE
 from faro_pi.camera.pips import SIGNATURES
 from faro_pi.camera.recognise import Recogniser
+from tests import old_opencv
 from training import fusion
 from training.__main__ import choose_threshold
 
@@ -47,6 +49,9 @@ def test_the_training_script_makes_a_model_opencv_reads(tmp_path):
     assert reading.card is None
     assert cv2.dnn.readNetFromONNX(str(tmp_path / "model.onnx")) is not None
     assert cv2.dnn.readNetFromONNX(str(tmp_path / "pips.onnx")) is not None
+    for name in ("model.onnx", "pips.onnx"):  # as Raspberry Pi OS Bookworm's OpenCV reads them
+        assert f"{name}: OpenCV {old_opencv.OLDEST} against {cv2.__version__} on " in done.stdout
+        assert "Identity" not in {node.op_type for node in onnx.load(tmp_path / name).graph.node}
 
 
 def test_the_threshold_keeps_wrong_reads_within_the_goal():

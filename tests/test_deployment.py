@@ -566,6 +566,52 @@ def test_the_virtualenv_step_makes_the_units_command(tmp_path):
     assert copy and Path(copy[1]) != ROOT and not Path(copy[1]).exists()
 
 
+FAILING_PIP = """\
+#!/bin/sh
+# Stands in for python3 and the virtualenv's python, on the 32-bit OS as it was: the
+# venv is made, pip fails building cbor2 6 from its Rust sources.
+if [ "$1 $2" = "-m venv" ]; then
+    mkdir -p "$4/bin" && cp "$0" "$4/bin/python" && touch "$4/pyvenv.cfg"
+elif [ "$1 $2" = "-m pip" ]; then
+    echo "error: can't find Rust compiler" >&2
+    echo "ERROR: Failed building wheel for cbor2" >&2
+    exit 1
+fi
+"""
+
+
+@pytest.mark.parametrize("upgrade", [False, True], ids=["first install", "upgrade"])
+def test_a_pip_step_that_fails_is_said_last_and_leaves_no_half_made_virtualenv(tmp_path, upgrade):
+    """On the 32-bit OS pip once built cbor2 6 from its Rust sources, and failed: the
+    install stops there, says last which step failed, and removes the virtualenv it had
+    begun, so that the next run starts afresh; an upgrade's, made before, is left."""
+    fake = tmp_path / "python3"
+    fake.write_text(FAILING_PIP)
+    fake.chmod(0o755)
+    dest = tmp_path / "root"
+    venv = dest / "opt/faro-pi"
+    if upgrade:
+        (venv / "bin").mkdir(parents=True)
+        (venv / "bin/faro-pi").write_text("the faro-pi installed before\n")
+    environ = {k: v for k, v in os.environ.items() if k not in ("PREFIX", "FARO_PI_SKIP_VENV")}
+    done = subprocess.run(
+        ["sh", str(INSTALL)],
+        env={**environ, "DESTDIR": str(dest), "FARO_PI_NO_APT": "1", "PYTHON": str(fake)},
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert done.returncode == 1
+    *_, failed, why = done.stderr.splitlines()
+    assert failed.startswith(f"install.sh: this step failed: {venv}/bin/python -m pip install ")
+    if upgrade:
+        assert failed.endswith(f"({venv} is left as it was).")
+        assert (venv / "bin/faro-pi").read_text() == "the faro-pi installed before\n"
+    else:
+        assert failed.endswith(f"(removed the half-made virtualenv {venv}).")
+        assert not venv.exists()
+    assert "Failed building wheel for cbor2" in done.stderr and "make install again" in why
+    assert not (dest / "etc/systemd/system/faro-pi.service").exists()  # it went no further
+
+
 RUNS_WRITE = (".hypothesis", ".pytest_cache")
 """What the test run beside this one writes in the checkout meanwhile (the examples
 hypothesis keeps, pytest's cache, Python's compiled modules): not the install's doing."""

@@ -9,21 +9,28 @@ import io
 import os
 import pty
 import re
+import shutil
+import subprocess
+import sys
 import threading
 import tty
 from pathlib import Path
 
+import cv2
 import pytest
 from gpiozero import Button
 from gpiozero.pins.mock import MockFactory
 
 from faro_pi import cli, doctor
+from faro_pi.camera.model import SHIPPED
 from faro_pi.config import load_config
 from faro_pi.doctor.buses import i2c_speed_check, pwm_check, spi_check
+from faro_pi.doctor.camera import UPGRADE, model_check
 from faro_pi.doctor.check import Check
 from faro_pi.game.events import Session
 from faro_pi.service.journal import Change, Journal
 from faro_pi.virtual.reader import VirtualReader
+from tests import old_opencv
 from tests.conftest import running_table, until
 from tests.ports import free_port
 from tests.test_daemon_process import a_bet_raised_before_the_mark, rows_that_no_longer_apply
@@ -681,3 +688,48 @@ def test_dimming_by_software_is_said_and_fails_where_the_pin_has_hardware_pwm(co
         "800 wake-ups a second (GPIO 12, 13, 18 and 19 dim in hardware)"
     )
     assert pwm_check(dim, MockFactory(), pwm_root=none).ok is None
+
+
+SHOE = '[reader]\nport = "/dev/ttyGS0"\n[camera]\nsource = "usb"\ndevice = 63\n'
+"""A board at the shoe with a camera: the doctor checks the camera reader and little else."""
+
+
+def test_with_a_camera_the_doctor_loads_the_model_and_reads_a_card_it_draws(tmp_path):
+    config = tmp_path / "config.toml"
+    config.write_text(SHOE)
+    _, lines = check(config)
+    assert lines["model"] == (
+        f"ok    model: the model loads on OpenCV {cv2.__version__} and reads a drawn card"
+    )
+
+
+def test_a_damaged_model_file_is_one_failed_line_naming_it_and_the_fix(tmp_path):
+    for name in ("model.json", "pips.onnx"):
+        shutil.copy(SHIPPED.parent / name, tmp_path / name)
+    (tmp_path / "model.onnx").write_bytes(b"half a model")
+    line = model_check(tmp_path / "model.json").line()
+    assert line.startswith(f"FAIL  model: {tmp_path / 'model.onnx'}: OpenCV {cv2.__version__} ")
+    assert "cannot load the camera's model (" in line and "Failed to parse ONNX model" in line
+    assert line.endswith(". Fix: " + UPGRADE)
+
+
+@pytest.mark.parametrize("model", ["as shipped", "as torch wrote it"])
+def test_the_doctor_on_bookworms_opencv_says_whether_the_model_loads_there(model, tmp_path):
+    """``faro-pi doctor`` run whole on OpenCV 4.6.0 (Raspberry Pi OS Bookworm's), on a
+    copy of faro-pi whose model is the shipped one, or the one torch wrote before it was
+    folded, which 4.6 cannot load: that is one line with its fix, never a traceback."""
+    env = old_opencv.copied(tmp_path, torch_wrote_it=model == "as torch wrote it")
+    net = tmp_path / "faro_pi" / "camera" / "model.onnx"
+    config = tmp_path / "config.toml"
+    config.write_text(SHOE)
+    ran = subprocess.run(
+        [sys.executable, "-m", "faro_pi", "doctor", "--config", str(config)],
+        capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120,
+    )  # fmt: skip
+    assert "Traceback" not in ran.stderr, ran.stderr[-3000:]
+    [line] = [line for line in ran.stdout.splitlines() if line[6:].startswith("model:")]
+    if model == "as shipped":
+        assert line == "ok    model: the model loads on OpenCV 4.6.0 and reads a drawn card"
+    else:
+        assert line.startswith(f"FAIL  model: {net}: OpenCV 4.6.0 cannot load the camera's model")
+        assert "Identity" in line and line.endswith(". Fix: " + UPGRADE)

@@ -113,7 +113,7 @@ def _face_net(args, folders, held, cache, samples, workers, out: Path) -> Model:
     if keep is not None:
         keep.unlink(missing_ok=True)  # the passes are done: a new run starts afresh
     heads = _calibrate(model, calibrate)
-    net.export(model, out / "model.onnx")
+    net.export(model, out / "model.onnx", views=[t[:16] for t in calibrate[0][:3]])
     contract.save(heads, out / "model.json")
     taught = _taught_threshold(out / "model.json", folders["calibrate"], args)
     return msgspec.structs.replace(heads, taught_threshold=taught)
@@ -146,7 +146,7 @@ def _pip_witness(args, folders, held, cache, workers, out: Path, net: Model) -> 
     print(f"pips: {len(x)} from {len(ranks)} views, by class {np.bincount(y).tolist()}", flush=True)
     counts = pipviews.signature_table(ranks, signatures)
     model = pipnet.train(x, y, epochs=1 if args.tiny else 6)
-    pipnet.export(model, out / net.pip_net)
+    pipnet.export(model, out / net.pip_net, views=x[:64])
     share = 24 if args.tiny else args.pip_views // 4
     net_id = contract.model_id(out / net.net)  # the views hold the net's reads
     sets = [

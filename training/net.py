@@ -287,12 +287,16 @@ def temperature(logit: np.ndarray, label: np.ndarray) -> float:
     return best
 
 
-def export(model: Net, path) -> None:
-    """The model as ONNX, for ``cv2.dnn.readNetFromONNX``; checked to give torch's answers
-    when the face crops and the corner pairs come in batches of their own sizes."""
+def export(model: Net, path, views=None) -> None:
+    """The model as ONNX, for ``cv2.dnn.readNetFromONNX``, without the ``Identity`` nodes
+    OpenCV 4.6 cannot load (:mod:`training.onnx_file`); checked to give torch's answers
+    when the face crops and the corner pairs come in batches of their own sizes, and the
+    same answers under OpenCV 4.6 as here on ``views`` (stored samples ``x, a, b``; noise
+    when None)."""
     import cv2
 
     from faro_pi.camera.finder import CORNER, CROP
+    from training import onnx_file
 
     crop = torch.randn(4, 2, CROP[1], CROP[0])
     a, b = torch.randn(2, 2, CORNER[1], CORNER[0]), torch.randn(2, 2, CORNER[1], CORNER[0])
@@ -311,6 +315,7 @@ def export(model: Net, path) -> None:
         },
         dynamo=False,
     )
+    onnx_file.fold(Path(path))
     net = cv2.dnn.readNetFromONNX(str(path))
     for name, blob in zip(INPUTS, (crop, a, b), strict=True):
         net.setInput(blob.numpy(), name)
@@ -320,3 +325,5 @@ def export(model: Net, path) -> None:
     for name, mine, theirs in zip(OUTPUTS, got, want, strict=True):
         if mine.shape != tuple(theirs.shape) or not np.allclose(mine, theirs.numpy(), atol=1e-3):
             raise RuntimeError(f"the ONNX model's {name} differs from torch's under OpenCV")
+    blobs = (crop, a, b) if views is None else (dequantise(t) for t in views)
+    onnx_file.check(Path(path), dict(zip(INPUTS, (np.asarray(t) for t in blobs), strict=True)))

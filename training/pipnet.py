@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 import time
+from pathlib import Path
 
 import numpy as np
 import torch
@@ -127,9 +128,13 @@ def probabilities(model: PipNet, x: np.ndarray, batch: int = 1024) -> np.ndarray
     return torch.cat(parts).numpy() if parts else np.zeros((0, NOT_A_PIP + 1), np.float32)
 
 
-def export(model: PipNet, path) -> None:
-    """The pip net as ONNX for ``cv2.dnn``, checked against torch on a batch of pips."""
+def export(model: PipNet, path, views=None) -> None:
+    """The pip net as ONNX for ``cv2.dnn``, without the ``Identity`` nodes OpenCV 4.6
+    cannot load (:mod:`training.onnx_file`); checked against torch on a batch of pips, and
+    under OpenCV 4.6 against this one on ``views`` (stored pip cuts; noise when None)."""
     import cv2
+
+    from training import onnx_file
 
     x = torch.randn(7, 2, pips.PIP, pips.PIP)
     torch.onnx.export(
@@ -142,6 +147,7 @@ def export(model: PipNet, path) -> None:
         dynamic_axes={PIP_INPUT: {0: "n"}, PIP_OUTPUT: {0: "n"}},
         dynamo=False,
     )
+    onnx_file.fold(Path(path))
     net = cv2.dnn.readNetFromONNX(str(path))
     net.setInput(x.numpy(), PIP_INPUT)
     got = net.forward(PIP_OUTPUT)
@@ -149,3 +155,5 @@ def export(model: PipNet, path) -> None:
         want = model(x).numpy()
     if got.shape != want.shape or not np.allclose(got, want, atol=1e-3):
         raise RuntimeError("the ONNX pip net differs from torch's under OpenCV")
+    blob = x.numpy() if views is None else dataset.dequantise(views)
+    onnx_file.check(Path(path), {PIP_INPUT: blob})

@@ -102,11 +102,12 @@ _views = between(1, 240, "views a card", int)
 def read(images: list[str], deck: str | None, out=None) -> int:
     out = out or sys.stdout
     from faro_pi.camera import images as stills
+    from faro_pi.camera.model import ModelError
     from faro_pi.camera.recognise import DeckError, Recogniser
 
     try:
         recogniser = Recogniser.load(Path(deck) if deck else None)
-    except DeckError as exc:
+    except (DeckError, ModelError) as exc:
         print(f"faro-pi camera read: {exc}", file=sys.stderr)
         return 2
     status = 0
@@ -133,6 +134,7 @@ def read(images: list[str], deck: str | None, out=None) -> int:
 def watch(source: Path, deck: str | None, fps: float | None, out=None) -> int:
     """``watch``: every decision the live watcher makes on the recording, as it makes it."""
     out = out or sys.stdout
+    from faro_pi.camera.model import ModelError
     from faro_pi.camera.recognise import DeckError, Recogniser
     from faro_pi.camera.source import CameraError, NoMoreFrames, open_recording
     from faro_pi.camera.watch import Watch
@@ -140,7 +142,7 @@ def watch(source: Path, deck: str | None, fps: float | None, out=None) -> int:
     try:
         recording, rate = open_recording(source, fps)
         recogniser = Recogniser.load(Path(deck) if deck else None)
-    except (CameraError, DeckError) as exc:
+    except (CameraError, DeckError, ModelError) as exc:
         print(f"faro-pi camera watch: {exc}", file=sys.stderr)
         return 2
     watcher, index = Watch(recogniser, rate=rate), 0
@@ -172,6 +174,7 @@ def teach(images: list[str], deck: Path, seed: int = 0, views: int | None = None
     from faro_pi.camera.recognise import Recogniser
 
     try:
+        recogniser = Recogniser.load()  # a ModelError is a ValueError
         faces, odd, refused = teaching.faces_of([Path(p) for p in images])
     except (teaching.TeachError, ValueError) as exc:
         print(f"faro-pi camera teach: {exc}", file=sys.stderr)
@@ -184,7 +187,6 @@ def teach(images: list[str], deck: Path, seed: int = 0, views: int | None = None
             "untaught deck reads it: teach again with a better image to take it",
             file=sys.stderr,
         )
-    recogniser = Recogniser.load()
     rng = np.random.default_rng(seed)
 
     def told(done: int, card) -> None:

@@ -165,31 +165,63 @@ def _order(corners: np.ndarray) -> np.ndarray:
 
 
 def cut(image: np.ndarray, quad: np.ndarray, size: tuple[int, int] = CROP) -> np.ndarray:
-    w, h = size
-    target = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32)
-    warp = cv2.getPerspectiveTransform(quad.astype(np.float32), target)
-    return cv2.warpPerspective(image, warp, (w, h), flags=cv2.INTER_LINEAR)
+    """The face outlined by ``quad`` in ``image``, stretched to ``size`` (width, height)."""
+    return warp(image, quad, size)
 
 
 def strips(image: np.ndarray, quad: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The top-left index strip of the face outlined by ``quad`` in ``image``, and the
     bottom-right one turned half round."""
-    w, h = STRIP
     fw, fh = CORNER_SHARE[0], CORNER_SHARE[1] * STRIP[1] / CORNER[1]
     tl, tr, br, bl = quad.astype(np.float32)
     across, down = tr - tl, bl - tl
     top_left = np.array([tl, tl + fw * across, tl + fw * across + fh * down, tl + fh * down])
     bottom_right = np.array([br, br - fw * across, br - fw * across - fh * down, br - fh * down])
+    return warp(image, top_left, STRIP), warp(image, bottom_right, STRIP)
+
+
+def warp(image: np.ndarray, quad: np.ndarray, size: tuple[int, int]) -> np.ndarray:
+    """The quadrilateral ``quad`` (top-left first, clockwise) of ``image`` (uint8, H×W×C)
+    stretched to a ``size`` (width, height) rectangle: each pixel bilinear between its four
+    neighbours, black beyond the image's edge, in floating point and rounded once.
+
+    Not ``cv2.warpPerspective``: OpenCV 4 rounds each source position to 1/32 of a pixel
+    and its weights to fixed point, OpenCV 5 does neither, so one still gave cuts some
+    grey levels apart and reads whose confidence differed by the version installed. Here
+    every version cuts the same face."""
+    w, h = size
     target = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32)
-    return tuple(
-        cv2.warpPerspective(
-            image,
-            cv2.getPerspectiveTransform(corner.astype(np.float32), target),
-            (w, h),
-            flags=cv2.INTER_LINEAR,
-        )
-        for corner in (top_left, bottom_right)
-    )
+    back = cv2.getPerspectiveTransform(target, quad.astype(np.float32)).astype(np.float32)
+    across, down = np.arange(w, dtype=np.float32), np.arange(h, dtype=np.float32)[:, None]
+    x, y, z = (row[0] * across + (row[1] * down + row[2]) for row in back)  # output -> still
+    return np.rint(sample(image, x / z, y / z)).astype(np.uint8)
+
+
+def sample(image: np.ndarray, x: np.ndarray, y: np.ndarray, edge: bool = False) -> np.ndarray:
+    """``image`` (H×W or H×W×C) at the positions ``x``, ``y`` (H'×W', pixel centres at
+    whole numbers, taken as float32), bilinear, as float32: beyond the image black, or with
+    ``edge`` its nearest pixel. OpenCV only fetches the four neighbours, at whole positions
+    (``INTER_NEAREST``: nothing is left to round); the weighing is numpy's, the same
+    everywhere."""
+    h, w = image.shape[:2]
+    x, y = np.asarray(x, np.float32), np.asarray(y, np.float32)
+    left, top = np.floor(x), np.floor(y)
+    fx, fy = x - left, y - top
+    if image.ndim == 3:
+        fx, fy = fx[..., None], fy[..., None]
+    np.clip(left, -2, w, out=left)
+    np.clip(top, -2, h, out=top)
+    border = cv2.BORDER_REPLICATE if edge else cv2.BORDER_CONSTANT
+
+    def at(dx: int, dy: int) -> np.ndarray:
+        return cv2.remap(image, left + dx, top + dy, cv2.INTER_NEAREST, borderMode=border)
+
+    def between(a: np.ndarray, b: np.ndarray, share: np.ndarray) -> np.ndarray:
+        step = np.subtract(b, a, dtype=np.float32)
+        step *= share
+        return np.add(step, a, out=step)
+
+    return between(between(at(0, 0), at(1, 0), fx), between(at(0, 1), at(1, 1), fx), fy)
 
 
 def features(crop: np.ndarray, paper: np.ndarray | None = None) -> np.ndarray:

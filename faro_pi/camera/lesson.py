@@ -57,6 +57,12 @@ class BoxTeacher:
         self.stills[card] = self._latest
 
 
+def deck_in_use(config) -> Path | None:
+    """The deck the camera reader reads with: the one taught last from the page, else the
+    config's ``camera.deck`` (None: the model's own, untaught)."""
+    return in_use(config.journal.path.parent / "decks") or config.camera.deck
+
+
 def in_use(decks: Path) -> Path | None:
     """The deck taught last from the page, if there is one: its folder."""
     try:

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import cv2
 
-from faro_pi.camera.lesson import BoxTeacher, Lesson, in_use
+from faro_pi.camera.lesson import BoxTeacher, Lesson, deck_in_use
 from faro_pi.camera.line import LineBusy, Link, open_line
 from faro_pi.camera.pictures import Stills
 from faro_pi.camera.recognise import DeckError, Recogniser
@@ -109,8 +109,7 @@ def run(config: Config, record: Path | None = None, minutes: float = MINUTES) ->
     stop = threading.Event()
     for signum in (signal.SIGTERM, signal.SIGINT):
         signal.signal(signum, lambda *_: stop.set())
-    decks = config.journal.path.parent / "decks"
-    deck = in_use(decks) or config.camera.deck
+    deck = deck_in_use(config)
     try:
         recogniser = Recogniser.load(deck)
         line = _listen(config, stop)
@@ -122,6 +121,7 @@ def run(config: Config, record: Path | None = None, minutes: float = MINUTES) ->
     if deck is not None:
         log.info("camera: reading with the deck taught into %s", deck)
     stills = Stills(Folder(config.camera.pictures), recogniser)
+    decks = config.journal.path.parent / "decks"
     lesson = Lesson(Folder(config.camera.pictures), decks, recogniser, stills)
     stills.start()  # before the hello, which numbers frames from 1 again
     link = Link(line, HELLO, time.monotonic)

@@ -105,6 +105,10 @@ class Model(msgspec.Struct, frozen=True, forbid_unknown_fields=True, omit_defaul
     net: str = "model.onnx"
     pip_net: str = "pips.onnx"
     """The ONNX files, beside ``model.json``."""
+    same_net: tuple[str, ...] = ()
+    """The :func:`model_id` of earlier files of this very net (its weights exported
+    otherwise, as the first export with its Identity nodes was): a deck taught for one of
+    them is taught for this one."""
     calibration: dict[str, float] = {}
     """What the calibration designs read at the threshold: a record, not read."""
     minutes: float | None = None

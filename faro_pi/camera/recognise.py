@@ -14,6 +14,7 @@ read must also agree with the nearest taught card. What the model files are and 
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -145,7 +146,7 @@ class Recogniser:
         pip_net = _onnx(model.parent / spec.pip_net) if spec.fusion is not None else None
         me = cls(net, spec, model_id=contract.model_id(net_path), pip_net=pip_net)
         if deck is not None:
-            me.taught = load_deck(Path(deck), me.model_id)
+            me.taught = load_deck(Path(deck), me.model_id, spec.same_net)
         return me
 
     def read(self, image: np.ndarray) -> Reading:
@@ -296,17 +297,28 @@ def _onnx(path: Path):
     try:
         return cv2.dnn.readNetFromONNX(str(path))
     except cv2.error as exc:
-        reason = str(exc).strip().splitlines()[-1]
         raise contract.ModelError(
-            f"{path}: OpenCV {cv2.__version__} cannot load the camera's model ({reason})"
+            f"{path}: OpenCV {cv2.__version__} cannot load the camera's model ({why(exc)})"
         ) from exc
+
+
+def why(error: cv2.error) -> str:
+    """OpenCV's reason, without the source file and line it names: the last line of its
+    message that says something (an importer's ends with a line of ``>``)."""
+    said = [line.strip("> ") for line in str(error).splitlines()]
+    return _WHERE.sub("", next((line for line in reversed(said) if line), "")).strip()
+
+
+_WHERE = re.compile(r"OpenCV\([^)]*\) \S+:\d+: error: ")
 
 
 def _unit(v: np.ndarray) -> np.ndarray:
     return v / (np.linalg.norm(v, axis=1, keepdims=True) + 1e-9)
 
 
-def load_deck(folder: Path, model: str) -> Taught:
+def load_deck(folder: Path, model: str, same: tuple[str, ...] = ()) -> Taught:
+    """The deck taught in ``folder`` for the net ``model`` (or one of the ``same`` net's
+    earlier files)."""
     path = folder / DECK_FILE
     try:
         data = np.load(path)
@@ -323,6 +335,6 @@ def load_deck(folder: Path, model: str) -> Taught:
         raise DeckError(older) from exc
     except (OSError, ValueError) as exc:
         raise DeckError(f"{path}: no taught deck here ({exc}): run faro-pi camera teach") from exc
-    if stored != model:
+    if stored != model and stored not in same:
         raise DeckError(f"{path}: taught for another model: teach the deck again")
     return taught

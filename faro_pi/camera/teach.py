@@ -18,7 +18,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-import cv2
 import numpy as np
 
 from faro_pi.camera import finder, images, scene
@@ -90,8 +89,7 @@ def face_in(image: np.ndarray, path) -> np.ndarray:
         raise TeachError(f"{path}: no card found in the still: the box's view, well lit")
     h = int(np.linalg.norm(quad[3] - quad[0]))
     w = int(np.linalg.norm(quad[1] - quad[0]))
-    target = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32)
-    face = cv2.warpPerspective(bgr, cv2.getPerspectiveTransform(quad, target), (w, h))
+    face = finder.warp(bgr, quad, (w, h))
     return np.dstack([face[..., ::-1], np.full((h, w), 255, np.uint8)])
 
 

@@ -39,6 +39,8 @@ class Tally:
     missed: int = 0
     """Cards laid that the reader sent nothing for."""
     relaid: int = 0
+    confidence: dict[str, float] = field(default_factory=dict)
+    """How sure the reader was of each card it sent, by the card sent."""
 
     def as_json(self) -> dict:
         return {
@@ -47,6 +49,7 @@ class Tally:
             "noreads": self.noreads,
             "missed": self.missed,
             "relaid": self.relaid,
+            "confidence": self.confidence,
         }
 
 
@@ -80,6 +83,7 @@ class CameraShoe:
             self._still(seen)
             if seen.card is not None:
                 self._count(card, seen.card)
+                self.tally.confidence[seen.card.code] = round(seen.confidence, 4)
                 self.reader.card(seen.card.code)
                 await self.reader.drained()
                 return

@@ -24,6 +24,7 @@ BENCHES = (
     "camera_past",
     "camera_live",
     "camera_deal",
+    "camera_opencv",
 )
 
 
