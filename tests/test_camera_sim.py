@@ -136,3 +136,25 @@ def test_an_order_file_must_name_each_card_once(tmp_path):
     (tmp_path / "order").write_text(" ".join(codes[:-1] + codes[:1]))
     with pytest.raises(ValueError, match="each of the 52 codes once"):
         box_order(str(tmp_path / "order"))
+
+
+def test_a_deck_the_page_asks_for_is_dealt_through_the_simulated_box_and_taught(unseen, tmp_path):
+    """``sim --camera --console``: the page's Teach a new deck is played by the dealer at
+    the virtual box, in the deck's order, to the camera reader's own lesson; the deck is
+    then the one read with."""
+    from faro_pi.camera.recognise import Recogniser
+    from faro_pi.camera.watch import Watch
+    from faro_pi.pictures import Folder
+    from faro_pi.sim.camera import CameraShoe
+
+    camera = VirtualCamera(load_design(unseen), np.random.default_rng(3))
+    pictures = tmp_path / "pictures"
+    shoe = CameraShoe(camera, Watch(Recogniser.load()), None, pictures, views=2)
+    assert shoe.watch.recogniser.taught is None
+    Folder(pictures).ask_teaching({"deck": "club-deck"})
+    shoe.between_cards()
+    said = json.loads((pictures / "teach.json").read_text())
+    assert said["state"] == "taught", said
+    assert said["refused"] == {}
+    assert (tmp_path / "decks" / "in-use").read_text().strip() == "club-deck"
+    assert shoe.watch.recogniser.taught is not None  # read with from the next card on

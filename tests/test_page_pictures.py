@@ -125,8 +125,10 @@ async def on_the_phone(executable: str, link: str) -> None:
 def test_a_new_deck_is_taught_from_the_camera_dialog_on_a_phone(tmp_path):
     """The lookout names a deck in the camera's dialog and taps Teach: the ask reaches the
     pictures' folder, and each word the camera reader writes back shows on the phone, card by
-    card, then the cards it could not take and where the deck went. The camera's end is
-    played by hand here (its own test is ``tests/test_camera_lesson.py``)."""
+    card, then the cards it could not take and where the deck went. The simulator deals the
+    deck to the camera reader's lesson (cancelled here: teaching itself is
+    ``tests/test_camera_lesson.py``'s); the words of a refusal and of a deck taught are
+    then written as the camera would."""
     executable = chromium()
     scenario = tmp_path / "scenario.jsonl"
     scenario.write_text(json.dumps(SCENARIO[0]) + "\n")
@@ -172,10 +174,16 @@ async def teaching(executable: str, link: str, folder: Folder) -> None:
             assert box["width"] >= 44 and box["height"] >= 44 and box["x"] + box["width"] <= 390
             await start.tap()
             said = page.locator("#teach-said")
-            await expect(said).to_have_text("Asking the camera…", timeout=TIMEOUT)
+            # The simulator's dealer deals the deck through the virtual box, in its order,
+            # and the camera reader's lesson says each card as it takes it.
+            await expect(said).to_contain_text(" of 52: ", timeout=TIMEOUT)
+            await expect(said).to_contain_text("taken; next", timeout=TIMEOUT)
             await expect(page.locator("#teach-cancel")).to_be_visible()
-            assert folder.teaching_asked()["deck"] == "red-bicycle"  # the camera takes it
+            await page.locator("#teach-cancel").tap()
+            await expect(said).to_contain_text("cancelled", timeout=TIMEOUT)
+            assert not (folder.path.parent / "decks" / "in-use").exists()
 
+            # What the camera says, as it may say it, shows so: a refusal, then the result.
             words = "12 of 52: QS taken; next KS"
             refused = {"7D": "7D: no card found in the still: the box's view, well lit"}
             progress = {"state": "dealing", "deck": "red-bicycle", "refused": refused}

@@ -7,8 +7,10 @@ decide goes over the virtual reader's serial line, in fsp1, to the daemon: the p
 card takes from a real camera, less the glass. The still of each card or no-read goes
 before its frame into the pictures' folder (:class:`faro_pi.camera.pictures.Stills`), as
 the live reader's does, and so does the aiming view while the page asks for it: between
-cards too (:meth:`CameraShoe.aim`), the box as it lies. What it read is tallied against
-what was laid, for the summary.
+cards too (:meth:`CameraShoe.aim`), the box as it lies; and a deck the page asks to
+teach is dealt through the box in its order, to the camera reader's own lesson
+(:class:`faro_pi.camera.lesson.Lesson`). What it read is tallied against what was laid,
+for the summary.
 """
 
 from __future__ import annotations
@@ -18,9 +20,10 @@ import contextlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from faro_pi.camera.lesson import Lesson
 from faro_pi.camera.pictures import Stills
 from faro_pi.camera.watch import Seen, Watch
-from faro_pi.game.cards import Card, parse_card
+from faro_pi.game.cards import DECK, Card, parse_card
 from faro_pi.pictures import Folder
 from faro_pi.virtual.camera import DRAWN, HAND, VirtualCamera
 from faro_pi.virtual.reader import VirtualReader
@@ -56,11 +59,23 @@ class Tally:
 class CameraShoe:
     """The camera reader over the virtual box, speaking through ``reader``."""
 
-    def __init__(self, camera: VirtualCamera, watch: Watch, reader: VirtualReader, pictures: Path):
+    def __init__(
+        self,
+        camera: VirtualCamera,
+        watch: Watch,
+        reader: VirtualReader,
+        pictures: Path,
+        views: int | None = None,
+    ):
         self.camera, self.watch, self.reader = camera, watch, reader
         self.tally = Tally()
         self.stills = Stills(Folder(pictures), watch.recogniser)
         self.stills.start()
+        self.lesson = Lesson(
+            Folder(pictures), pictures.parent / "decks", watch.recogniser, self.stills, views
+        )
+        """A deck the page asks to teach (``views`` of each card, the reader's own count
+        unless given), dealt through the box while the table waits."""
         self._box = asyncio.Lock()
         """One look at the box at a time: the card's, or the aiming view's."""
 
@@ -116,9 +131,27 @@ class CameraShoe:
         between cards, the box as the last card left it (no frame of a card's is taken)."""
         while not stopped.is_set():
             async with self._box:
-                await asyncio.to_thread(lambda: self.stills.frame(self.camera.resting()))
+                await asyncio.to_thread(self.between_cards)
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(stopped.wait(), 1.0)
+
+    def between_cards(self) -> None:
+        """The box at rest, to the aiming view and to the lesson; a deck asked for is dealt
+        through the box in its order (A to K of spades, hearts, diamonds, clubs) until the
+        lesson is over, taught or cancelled."""
+        frame = self.camera.resting()
+        self.stills.frame(frame)
+        watch = self.lesson.frame(frame, self.watch)
+        for card in DECK if watch is None else ():
+            self.camera.lay(card)
+            for _ in range(4 * (LOOK + self.watch.hold)):  # until the card is taken
+                watch = self.lesson.frame(self.camera.frame(), self.watch)
+                if watch is not None or self.lesson.teacher.expected != card:
+                    break
+            if watch is not None:
+                break
+        if watch is not None:
+            self.watch = watch  # the lesson's over: a deck taught is read with from now on
 
     def _count(self, laid: Card, read: Card) -> None:
         if read == laid:
