@@ -1004,7 +1004,10 @@ class TableProcess:
         self.port = free_port()
         path = table_config(folder, url, name)
         console = f'[console]\nenabled = true\nport = {self.port}\ntoken = "{CONSOLE_TOKEN}"\n'
-        path.write_text(path.read_text().replace("[console]\nenabled = false\n", console))
+        text = path.read_text().replace("[console]\nenabled = false\n", console)
+        # no reader is plugged in: its silence would be journaled at any moment, even between
+        # the test's last look at the floor's copy and the table's stop
+        path.write_text(text.replace("heartbeat_timeout = 3.5", "heartbeat_timeout = 600"))
         self.config = path
         self.proc: subprocess.Popen | None = None
         self.auth = {"Authorization": f"Bearer {CONSOLE_TOKEN}"}
