@@ -12,6 +12,8 @@ def refusal(path: str | os.PathLike[str], most: int, kind: str) -> str | None:
     """Why ``path`` is not to be read as ``kind`` (``"a config"``): not a regular file, or
     over ``most`` bytes; None when it may be read. ``OSError`` if it cannot be looked at."""
     info = os.stat(path)
+    if stat.S_ISCHR(info.st_mode) and os.path.samefile(path, os.devnull):
+        return None  # nothing, at once: a scenario of no steps
     if not stat.S_ISREG(info.st_mode):
         return f"{os.fspath(path)}: not a regular file (a pipe, a device or a folder)"
     if info.st_size > most:

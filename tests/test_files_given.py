@@ -44,6 +44,13 @@ def test_a_scenario_that_is_not_a_regular_utf8_file_is_refused_in_one_line(tmp_p
     assert "latin.jsonl:2: not UTF-8 text" in scenario_says(capsys, latin)
 
 
+def test_dev_null_is_a_scenario_of_no_steps_as_the_readme_says():
+    """``sim --scenario /dev/null --console``: the table waits for the lookout's taps."""
+    from faro_pi.sim import scenario
+
+    assert scenario.load(os.devnull) == []
+
+
 def test_replay_refuses_a_pipe_or_a_device_in_one_line_and_replays_the_rest(tmp_path, capsys):
     fifo = tmp_path / "events.jsonl"
     os.mkfifo(fifo)
