@@ -19,12 +19,12 @@ barcode back from the rectangles.
 
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
 from xml.sax.saxutils import escape
 
 from faro_pi.game.cards import DECK, RANKS, SUIT_SYMBOLS, SUITS
+from hardware.draw_wiring import drawn
 
 OUT = Path(__file__).with_name("card-codes.svg")
 
@@ -158,12 +158,7 @@ def render() -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", type=Path, default=OUT, help=f"where to write (default {OUT})")
-    args = parser.parse_args(argv)
-    args.out.write_text(render(), encoding="utf-8")
-    print(f"wrote {args.out}")
-    return 0
+    return drawn(render, OUT, __doc__, argv)
 
 
 if __name__ == "__main__":

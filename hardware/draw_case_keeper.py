@@ -13,13 +13,12 @@ each register's columns against the board's table.
 
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
 
 from faro_pi import board
 from faro_pi.game.cards import DECK, RANKS, SUIT_SYMBOLS, SUITS
-from hardware.draw_wiring import COLOURS, Svg
+from hardware.draw_wiring import COLOURS, Svg, drawn
 
 OUT = Path(__file__).with_name("case-keeper.svg")
 
@@ -180,12 +179,7 @@ def _registers(svg: Svg) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", type=Path, default=OUT, help=f"where to write (default {OUT})")
-    args = parser.parse_args(argv)
-    args.out.write_text(render(), encoding="utf-8")
-    print(f"wrote {args.out}")
-    return 0
+    return drawn(render, OUT, __doc__, argv)
 
 
 if __name__ == "__main__":

@@ -13,13 +13,12 @@ zones, redraws the picture and compares it with the committed file.
 
 from __future__ import annotations
 
-import argparse
 import math
 import sys
 from pathlib import Path
 
 from hardware.card_codes import BAR_HEIGHT, barcode_width
-from hardware.draw_wiring import COLOURS, Svg
+from hardware.draw_wiring import COLOURS, Svg, drawn
 
 OUT = Path(__file__).with_name("shoe.svg")
 
@@ -241,12 +240,7 @@ def _notes(svg: Svg) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", type=Path, default=OUT, help=f"where to write (default {OUT})")
-    args = parser.parse_args(argv)
-    args.out.write_text(render(), encoding="utf-8")
-    print(f"wrote {args.out}")
-    return 0
+    return drawn(render, OUT, __doc__, argv)
 
 
 if __name__ == "__main__":

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import NamedTuple
 from xml.sax.saxutils import escape
@@ -730,6 +730,17 @@ def _legend(svg: Svg, config: Config) -> None:
             anchor="end",
             colour="#c0392b" if suit in ("H", "D") else "#1b1b1b",
         )
+
+
+def drawn(render: Callable[[], str], out: Path, doc: str, argv: list[str] | None) -> int:
+    """A drawing script's command line: ``render()`` written to ``--out`` (``out`` unless
+    told), for the other drawings of this folder."""
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
+    parser.add_argument("--out", type=Path, default=out, help=f"where to write (default {out})")
+    args = parser.parse_args(argv)
+    args.out.write_text(render(), encoding="utf-8")
+    print(f"wrote {args.out}")
+    return 0
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -7,11 +7,13 @@ history to see the camera's still of it.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import signal
 import subprocess
 import sys
+from pathlib import Path
 
 from playwright.async_api import async_playwright, expect
 
@@ -29,10 +31,12 @@ SCENARIO = [
 ]
 
 
-def test_a_no_read_is_settled_with_one_tap_and_a_cards_still_shows_from_the_history(tmp_path):
-    executable = chromium()
+@contextlib.contextmanager
+def sim_served(tmp_path: Path, steps: list[dict]):
+    """``faro-pi sim --camera`` (the held-out design bellot) playing ``steps`` with its page
+    served: the page's link and the out folder; stopped with SIGTERM after, and exits 0."""
     scenario = tmp_path / "scenario.jsonl"
-    scenario.write_text("".join(json.dumps(step) + "\n" for step in SCENARIO))
+    scenario.write_text("".join(json.dumps(step) + "\n" for step in steps))
     port, out = free_port(), tmp_path / "out"
     command = [
         "sim", "--camera", str(decks.folder("bellot")), "--scenario", str(scenario),
@@ -47,7 +51,7 @@ def test_a_no_read_is_settled_with_one_tap_and_a_cards_still_shows_from_the_hist
     try:
         link = sim.stdout.readline()
         assert link.startswith("the lookout's page: "), link
-        asyncio.run(on_the_phone(executable, link.split(": ", 1)[1].strip()))
+        yield link.split(": ", 1)[1].strip(), out
         sim.send_signal(signal.SIGTERM)
         _, errors = sim.communicate(timeout=30)
     finally:
@@ -55,6 +59,12 @@ def test_a_no_read_is_settled_with_one_tap_and_a_cards_still_shows_from_the_hist
             sim.kill()
             sim.communicate()
     assert sim.returncode == 0, errors
+
+
+def test_a_no_read_is_settled_with_one_tap_and_a_cards_still_shows_from_the_history(tmp_path):
+    executable = chromium()
+    with sim_served(tmp_path, SCENARIO) as (link, out):
+        asyncio.run(on_the_phone(executable, link))
     rows = [json.loads(line) for line in (out / "events.jsonl").read_text().splitlines()]
     (noread,) = [row for row in rows if row["type"] == "alarm"]
     entered = rows[-2]  # the card, and the no-read it cleared
@@ -130,31 +140,8 @@ def test_a_new_deck_is_taught_from_the_camera_dialog_on_a_phone(tmp_path):
     ``tests/test_camera_lesson.py``'s); the words of a refusal and of a deck taught are
     then written as the camera would."""
     executable = chromium()
-    scenario = tmp_path / "scenario.jsonl"
-    scenario.write_text(json.dumps(SCENARIO[0]) + "\n")
-    port, out = free_port(), tmp_path / "out"
-    command = [
-        "sim", "--camera", str(decks.folder("bellot")), "--scenario", str(scenario),
-        "--console", "--port", str(port), "--speed", "0", "--out", str(out),
-    ]  # fmt: skip
-    sim = subprocess.Popen(
-        [sys.executable, "-m", "faro_pi.cli", *command],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        link = sim.stdout.readline()
-        assert link.startswith("the lookout's page: "), link
-        folder = Folder(out / "pictures")
-        asyncio.run(teaching(executable, link.split(": ", 1)[1].strip(), folder))
-        sim.send_signal(signal.SIGTERM)
-        _, errors = sim.communicate(timeout=30)
-    finally:
-        if sim.poll() is None:
-            sim.kill()
-            sim.communicate()
-    assert sim.returncode == 0, errors
+    with sim_served(tmp_path, SCENARIO[:1]) as (link, out):
+        asyncio.run(teaching(executable, link, Folder(out / "pictures")))
 
 
 async def teaching(executable: str, link: str, folder: Folder) -> None:
