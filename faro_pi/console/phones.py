@@ -19,10 +19,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 import segno
-from starlette.requests import ClientDisconnect
 from starlette.responses import FileResponse, PlainTextResponse, RedirectResponse
 from starlette.routing import Route
 
+from faro_pi.console import posted
 from faro_pi.console.login import CHALLENGE, PAIRING, UNAUTHORISED, Login
 
 log = logging.getLogger("faro_pi")
@@ -111,14 +111,13 @@ class Phones:
         """Ends this phone's session (its cookie's), or with ``{"phone": ID}`` another's."""
         if (refusal := self.refused(request)) is not None:
             return refusal
-        body = await _small_body(request)
         try:
-            if body is None:
-                raise ValueError("too long, or cut off")
+            body = await posted.body(request, LOGOUT_BODY)
             named = json.loads(body or b"{}").get("phone")
             if named is not None and not isinstance(named, str):
                 raise TypeError
-        except (ValueError, TypeError, AttributeError, RecursionError):
+        except (posted.TooLarge, posted.Unfinished, ValueError, TypeError, AttributeError,
+                RecursionError):  # fmt: skip
             why = f'the body is {{}} or {{"phone": ID}}, at most {LOGOUT_BODY} bytes'
             return self.answer(400, {"error": why})
         own = self.login.session(request.headers)
@@ -154,20 +153,6 @@ class Phones:
 
 def _page_text(status: int, text: str):
     return PlainTextResponse(text + "\n", status, headers={"Cache-Control": "no-store"})
-
-
-async def _small_body(request) -> bytes | None:
-    """A body of at most :data:`LOGOUT_BODY` bytes; None if longer, or cut off."""
-    chunks, size = [], 0
-    try:
-        async for chunk in request.stream():
-            size += len(chunk)
-            if size > LOGOUT_BODY:
-                return None
-            chunks.append(chunk)
-    except ClientDisconnect:
-        return None
-    return b"".join(chunks)
 
 
 _ERROR = {"$ref": "#/components/schemas/Error"}

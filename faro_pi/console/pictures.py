@@ -19,10 +19,10 @@ import logging
 import time
 from collections.abc import Callable
 
-from starlette.requests import ClientDisconnect
 from starlette.responses import Response
 from starlette.routing import Route
 
+from faro_pi.console import posted
 from faro_pi.exc import JournalError
 from faro_pi.game.events import CardDrawn
 from faro_pi.pictures import DECK_NAME, KEEP, PICTURE, Folder
@@ -173,14 +173,9 @@ class Pictures:
         """Asks the camera reader to teach a deck dealt through the box, or to stop."""
         if (refusal := self.write_refused(request)) is not None:
             return refusal
-        body = b""
         try:
-            async for chunk in request.stream():
-                body += chunk
-                if len(body) > TEACH_BODY:
-                    break
-            asked = json.loads(body) if len(body) <= TEACH_BODY else None
-        except (ClientDisconnect, ValueError):
+            asked = json.loads(await posted.body(request, TEACH_BODY))
+        except (posted.TooLarge, posted.Unfinished, ValueError, RecursionError):
             asked = None
         if isinstance(asked, dict) and asked.get("cancel") is True:
             asked = {"cancel": True}

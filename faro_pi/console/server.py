@@ -29,12 +29,12 @@ from typing import Any
 
 from starlette.applications import Starlette
 from starlette.datastructures import Headers
-from starlette.requests import ClientDisconnect
 from starlette.responses import Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from faro_pi.config import Config
+from faro_pi.console import posted
 from faro_pi.console.client import JOURNAL_HEADER
 from faro_pi.console.guest import GuestServer, guest_config
 from faro_pi.console.hosts import HostCheck, allowed_names
@@ -272,10 +272,10 @@ class Console:
         if (refusal := self._refused(request)) is not None:
             return refusal
         try:
-            body = await _body(request)
-        except _TooLarge:
+            body = await posted.body(request, MAX_BODY)
+        except posted.TooLarge:
             return self._json(413, {"error": f"an event is at most {MAX_BODY} bytes"})
-        except _Unfinished:  # the connection's deadline closed it: nobody hears this
+        except posted.Unfinished:  # the connection's deadline closed it: nobody hears this
             return self._json(408, {"error": "the request ended before its body"})
         return self.answers.answer(request, body, self._entered, self._json)
 
@@ -352,27 +352,6 @@ class Console:
     def _now(self) -> bytes:
         """The message of the table as it stands, a stream's first."""
         return self.render.message(self._state_of(self.daemon.table))
-
-
-class _TooLarge(Exception):
-    """A posted body past :data:`MAX_BODY`: refused before it is all read."""
-
-
-class _Unfinished(Exception):
-    """A posted body that never came whole: the connection closed first."""
-
-
-async def _body(request) -> bytes:
-    chunks, size = [], 0
-    try:
-        async for chunk in request.stream():
-            size += len(chunk)
-            if size > MAX_BODY:
-                raise _TooLarge
-            chunks.append(chunk)
-    except ClientDisconnect:
-        raise _Unfinished from None
-    return b"".join(chunks)
 
 
 def _export(path: Path) -> str:
