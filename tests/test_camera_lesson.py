@@ -23,31 +23,11 @@ from faro_pi.game.cards import DECK, parse_card
 from faro_pi.pictures import Folder
 from faro_pi.virtual.camera import VirtualCamera, load_design
 from tests import decks
+from tests.test_camera_watch import Sent
 
 UNSEEN = "bellot"
 """A design of ``designs.TEST_GROUPS``: held out of training and calibration alike."""
 RATE = 15.0
-
-
-class Sent:
-    """The link to the daemon: the frames the reader sends, in order."""
-
-    def __init__(self):
-        self.frames: list[str] = []
-
-    def card(self, code):
-        self.frames.append(code)
-        return len(self.frames)
-
-    def no_read(self):
-        self.frames.append("N")
-        return len(self.frames)
-
-    def fault(self, text):
-        self.frames.append(f"F {text}")
-
-    def next_seq(self):
-        return len(self.frames) + 1
 
 
 class Table:

@@ -47,6 +47,7 @@ from faro_pi.shoe.fsp1 import (
 from faro_pi.shoe.urls import protocol_unix
 from tests.conftest import CONFIG, daemon_on, shuffled, until
 from tests.ports import free_port
+from tests.test_camera_watch import Sent
 
 SIZE = (320, 240)
 UNSURE = 200
@@ -491,21 +492,6 @@ def test_a_socket_file_left_by_a_killed_reader_is_taken_over(tmp_path):
 
 
 def test_what_the_watcher_decides_is_what_the_link_sends():
-    class Sent:
-        def __init__(self):
-            self.frames: list[str] = []
-
-        def card(self, code):
-            self.frames.append(code)
-            return len(self.frames)
-
-        def no_read(self):
-            self.frames.append("N")
-            return len(self.frames)
-
-        def fault(self, text):
-            self.frames.append(f"F {text}")
-
     box, sent = Box(), Sent()
     frames = deal(box, ["3S", None, "4S"])
     with pytest.raises(CameraError):

@@ -219,6 +219,10 @@ class Sent:
     def fault(self, text: str | None) -> None:
         self.frames.append(f"F {text}")
 
+    def next_seq(self) -> int:
+        """The number the next card or no-read goes under (a still goes before it)."""
+        return len(self.frames) + 1
+
 
 def test_under_a_flickering_lamp_an_ace_after_a_sparse_card_is_not_taken_for_it():
     """Levelled for the light, two sparse faces can look alike: an ace of hearts slid off
