@@ -72,7 +72,9 @@ def test_a_no_read_is_settled_with_one_tap_and_a_cards_still_shows_from_the_hist
     assert rows[-1] == {"type": "clear", "kind": "noread"}
 
 
-async def on_the_phone(executable: str, link: str) -> None:
+@contextlib.asynccontextmanager
+async def phone(executable: str):
+    """A page in Chromium at a phone's size, touch on; no script error on it by the end."""
     async with async_playwright() as playwright:
         browser = await playwright.chromium.launch(executable_path=executable, args=ARGS)
         try:
@@ -80,56 +82,61 @@ async def on_the_phone(executable: str, link: str) -> None:
             page = await context.new_page()
             errors: list[str] = []
             page.on("pageerror", lambda exc: errors.append(str(exc)))
-            await page.goto(link)  # the pairing link: a session cookie, no token kept
-
-            # The no-read: its still, and its likeliest cards as buttons.
-            settle = page.locator("#alarm-settle .noread")
-            await expect(settle).to_be_visible(timeout=30_000)
-            still = settle.locator("img.noread-still")
-            await expect(still).to_have_js_property("complete", True)
-            assert await still.evaluate("img => img.naturalWidth") > 0
-            if os.environ.get("FARO_GOLDEN") == "update":  # for the README
-                await page.screenshot(path=GOLDEN / "noread.png")
-            likely = settle.locator("button.likely-card")
-            assert 1 <= await likely.count() <= 3
-            king = settle.locator('button.likely-card[data-card="KC"]')
-            await expect(king).to_be_enabled()
-            box = await king.bounding_box()
-            assert box["width"] >= 44 and box["height"] >= 44  # a thumb's target
-            await king.tap()
-            await expect(page.locator("#alarms")).to_be_hidden(timeout=TIMEOUT)
-            await expect(page.locator('.pile[data-pile="losers"]')).to_contain_text("king of clubs")
-
-            # The history: the pair's cards carry their stills; a tap shows one.
-            loser = page.locator('#settlements button.pictured[data-card="QH"]')
-            await expect(loser).to_be_visible(timeout=TIMEOUT)
-            await loser.tap()
-            shown = page.locator("#picture-dialog img.still")
-            await expect(page.locator("#picture-dialog")).to_be_visible()
-            await expect(page.locator("#picture-title")).to_contain_text("queen of hearts")
-            await page.wait_for_function(
-                "() => document.querySelector('#picture-image').naturalWidth > 0",
-                timeout=TIMEOUT,
-            )
-            width = await shown.evaluate("img => img.getBoundingClientRect().right")
-            assert width <= PHONE["width"]
-            await page.locator("#picture-dialog button[value=close]").tap()
-            soda = page.locator('.pile[data-pile="soda"] button.pictured[data-card="9S"]')
-            await expect(soda).to_be_visible()
-
-            # The camera's view, to aim it: the simulator's box, with the light's verdict.
-            await page.locator("#camera-view").tap()
-            await expect(page.locator("#camera-image")).to_be_visible(timeout=TIMEOUT)
-            await page.wait_for_function(
-                "() => document.querySelector('#camera-image').naturalWidth > 0",
-                timeout=TIMEOUT,
-            )
-            await expect(page.locator("#camera-light")).to_contain_text("Light: ")
-            if os.environ.get("FARO_GOLDEN") == "update":
-                await page.screenshot(path=GOLDEN / "camera-view.png")
+            yield page
             assert errors == []
         finally:
             await browser.close()
+
+
+async def on_the_phone(executable: str, link: str) -> None:
+    async with phone(executable) as page:
+        await page.goto(link)  # the pairing link: a session cookie, no token kept
+
+        # The no-read: its still, and its likeliest cards as buttons.
+        settle = page.locator("#alarm-settle .noread")
+        await expect(settle).to_be_visible(timeout=30_000)
+        still = settle.locator("img.noread-still")
+        await expect(still).to_have_js_property("complete", True)
+        assert await still.evaluate("img => img.naturalWidth") > 0
+        if os.environ.get("FARO_GOLDEN") == "update":  # for the README
+            await page.screenshot(path=GOLDEN / "noread.png")
+        likely = settle.locator("button.likely-card")
+        assert 1 <= await likely.count() <= 3
+        king = settle.locator('button.likely-card[data-card="KC"]')
+        await expect(king).to_be_enabled()
+        box = await king.bounding_box()
+        assert box["width"] >= 44 and box["height"] >= 44  # a thumb's target
+        await king.tap()
+        await expect(page.locator("#alarms")).to_be_hidden(timeout=TIMEOUT)
+        await expect(page.locator('.pile[data-pile="losers"]')).to_contain_text("king of clubs")
+
+        # The history: the pair's cards carry their stills; a tap shows one.
+        loser = page.locator('#settlements button.pictured[data-card="QH"]')
+        await expect(loser).to_be_visible(timeout=TIMEOUT)
+        await loser.tap()
+        shown = page.locator("#picture-dialog img.still")
+        await expect(page.locator("#picture-dialog")).to_be_visible()
+        await expect(page.locator("#picture-title")).to_contain_text("queen of hearts")
+        await page.wait_for_function(
+            "() => document.querySelector('#picture-image').naturalWidth > 0",
+            timeout=TIMEOUT,
+        )
+        width = await shown.evaluate("img => img.getBoundingClientRect().right")
+        assert width <= PHONE["width"]
+        await page.locator("#picture-dialog button[value=close]").tap()
+        soda = page.locator('.pile[data-pile="soda"] button.pictured[data-card="9S"]')
+        await expect(soda).to_be_visible()
+
+        # The camera's view, to aim it: the simulator's box, with the light's verdict.
+        await page.locator("#camera-view").tap()
+        await expect(page.locator("#camera-image")).to_be_visible(timeout=TIMEOUT)
+        await page.wait_for_function(
+            "() => document.querySelector('#camera-image').naturalWidth > 0",
+            timeout=TIMEOUT,
+        )
+        await expect(page.locator("#camera-light")).to_contain_text("Light: ")
+        if os.environ.get("FARO_GOLDEN") == "update":
+            await page.screenshot(path=GOLDEN / "camera-view.png")
 
 
 def test_a_new_deck_is_taught_from_the_camera_dialog_on_a_phone(tmp_path):
@@ -145,45 +152,36 @@ def test_a_new_deck_is_taught_from_the_camera_dialog_on_a_phone(tmp_path):
 
 
 async def teaching(executable: str, link: str, folder: Folder) -> None:
-    async with async_playwright() as playwright:
-        browser = await playwright.chromium.launch(executable_path=executable, args=ARGS)
-        try:
-            context = await browser.new_context(viewport=PHONE, has_touch=True)
-            page = await context.new_page()
-            errors: list[str] = []
-            page.on("pageerror", lambda exc: errors.append(str(exc)))
-            await page.goto(link)
-            await page.locator("#camera-view").tap()
-            await expect(page.locator("#camera-dialog")).to_be_visible()
-            await page.locator("#teach-name").fill("red-bicycle")
-            start = page.locator("#teach-start")
-            box = await start.bounding_box()
-            assert box["width"] >= 44 and box["height"] >= 44 and box["x"] + box["width"] <= 390
-            await start.tap()
-            said = page.locator("#teach-said")
-            # The simulator's dealer deals the deck through the virtual box, in its order,
-            # and the camera reader's lesson says each card as it takes it.
-            await expect(said).to_contain_text(" of 52: ", timeout=TIMEOUT)
-            await expect(said).to_contain_text("taken; next", timeout=TIMEOUT)
-            await expect(page.locator("#teach-cancel")).to_be_visible()
-            await page.locator("#teach-cancel").tap()
-            await expect(said).to_contain_text("cancelled", timeout=TIMEOUT)
-            assert not (folder.path.parent / "decks" / "in-use").exists()
+    async with phone(executable) as page:
+        await page.goto(link)
+        await page.locator("#camera-view").tap()
+        await expect(page.locator("#camera-dialog")).to_be_visible()
+        await page.locator("#teach-name").fill("red-bicycle")
+        start = page.locator("#teach-start")
+        box = await start.bounding_box()
+        assert box["width"] >= 44 and box["height"] >= 44 and box["x"] + box["width"] <= 390
+        await start.tap()
+        said = page.locator("#teach-said")
+        # The simulator's dealer deals the deck through the virtual box, in its order,
+        # and the camera reader's lesson says each card as it takes it.
+        await expect(said).to_contain_text(" of 52: ", timeout=TIMEOUT)
+        await expect(said).to_contain_text("taken; next", timeout=TIMEOUT)
+        await expect(page.locator("#teach-cancel")).to_be_visible()
+        await page.locator("#teach-cancel").tap()
+        await expect(said).to_contain_text("cancelled", timeout=TIMEOUT)
+        assert not (folder.path.parent / "decks" / "in-use").exists()
 
-            # What the camera says, as it may say it, shows so: a refusal, then the result.
-            words = "12 of 52: QS taken; next KS"
-            refused = {"7D": "7D: no card found in the still: the box's view, well lit"}
-            progress = {"state": "dealing", "deck": "red-bicycle", "refused": refused}
-            folder.put_teaching({**progress, "said": words})
-            await expect(said).to_have_text(words, timeout=TIMEOUT)
-            await expect(page.locator("#teach-refused li")).to_have_text(
-                [f"7D not taught: {refused['7D']}"]
-            )
-            where = "taught 51 of 52 cards into /var/lib/faro-pi/decks/red-bicycle"
-            folder.put_teaching({**progress, "state": "taught", "said": where})
-            await expect(said).to_have_text(f"Taught: {where}", timeout=TIMEOUT)
-            await expect(page.locator("#teach-cancel")).to_be_hidden()
-            await expect(start).to_be_enabled()
-            assert errors == []
-        finally:
-            await browser.close()
+        # What the camera says, as it may say it, shows so: a refusal, then the result.
+        words = "12 of 52: QS taken; next KS"
+        refused = {"7D": "7D: no card found in the still: the box's view, well lit"}
+        progress = {"state": "dealing", "deck": "red-bicycle", "refused": refused}
+        folder.put_teaching({**progress, "said": words})
+        await expect(said).to_have_text(words, timeout=TIMEOUT)
+        await expect(page.locator("#teach-refused li")).to_have_text(
+            [f"7D not taught: {refused['7D']}"]
+        )
+        where = "taught 51 of 52 cards into /var/lib/faro-pi/decks/red-bicycle"
+        folder.put_teaching({**progress, "state": "taught", "said": where})
+        await expect(said).to_have_text(f"Taught: {where}", timeout=TIMEOUT)
+        await expect(page.locator("#teach-cancel")).to_be_hidden()
+        await expect(start).to_be_enabled()
